@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import { createKey, listKeys, revokeKey } from './auth/api-keys.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { resolveDatabase } from './db/database-url.js';
+import { applyMigrations } from './db/migrate.js';
+
+const USAGE = `Usage: npm run --silent cli -- <command>
+
+  keys create --workspace <name> [--name <label>] [--json]
+  keys list --workspace <name>
+  keys revoke <key id or prefix>
+  migrate`;
+
+/** stdout carries only what a command promises (one JSON line for `keys create --json`); the rest goes to stderr. */
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { workspace: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const [command, sub, arg] = positionals;
+  const target = resolveDatabase(loadConfig().DATABASE_URL);
+
+  if (command === 'migrate') {
+    const applied = await applyMigrations(target, { log: err });
+    err(applied.length ? `Applied ${applied.length} migration(s).` : 'No pending migrations.');
+    return 0;
+  }
+  if (command !== 'keys' || !sub) {
+    err(USAGE);
+    return 2;
+  }
+
+  await applyMigrations(target, { log: err });
+  const database = await openDatabase(target);
+  try {
+    if (sub === 'create' && values.workspace) {
+      const created = await createKey(database.prisma, values.workspace, values.name ?? 'default');
+      if (values.json) out(JSON.stringify({ workspace_id: created.workspaceId, key: created.key }));
+      else out(`Workspace ${created.workspaceId}: key ${created.key} (shown only now; prefix ${created.prefix}, id ${created.id})`);
+      return 0;
+    }
+    if (sub === 'list' && values.workspace) {
+      const keys = await listKeys(database.prisma, values.workspace);
+      if (values.json) out(JSON.stringify(keys));
+      else for (const k of keys) out([k.id, k.prefix, k.name, `created ${k.createdAt.toISOString()}`, `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`, k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'].join('  '));
+      return 0;
+    }
+    if (sub === 'revoke' && arg) {
+      const result = await revokeKey(database.prisma, arg);
+      if (result.revoked === 0) {
+        err(result.ambiguous ? `"${arg}" matches more than one active key; give the key id.` : `No active key matches "${arg}".`);
+        return 1;
+      }
+      err('Key revoked.');
+      return 0;
+    }
+    err(USAGE);
+    return 2;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    err(`Error: ${error.message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().optional(),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Deployments that migrate as a separate step set this to false.
+  MIGRATE_ON_START: flag.default(true),
+});
+
+export type Config = z.infer<typeof EnvSchema>;
+
+/** The process environment, parsed once into one typed object. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,46 @@
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
+import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
+import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
+
+/**
+ * Both generated clients have the same model API (one source of models), so the
+ * rest of the code is typed against one of them.
+ */
+export type Db = SqliteClient;
+
+export interface Database {
+  prisma: Db;
+  target: DatabaseTarget;
+  /** Called with every SQL statement the client sends; tests count them. */
+  onStatement(listener: ((sql: string) => void) | undefined): void;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  let listener: ((sql: string) => void) | undefined;
+  const log = [{ emit: 'event', level: 'query' }] as const;
+  let prisma: Db;
+  if (target.provider === 'sqlite') {
+    ensureSqliteFolder(target);
+    const adapter = new PrismaBetterSqlite3({ url: target.file, timeout: 10_000 });
+    prisma = new SqliteClient({ adapter, log: [...log] }) as unknown as Db;
+  } else {
+    const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
+    prisma = new PostgresClient({ adapter, log: [...log] }) as unknown as Db;
+  }
+  if (target.provider === 'sqlite') {
+    // WAL lets readers run while a write commits; the API serves both at once.
+    await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+  }
+  (prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => listener?.(e.query));
+  return {
+    prisma,
+    target,
+    onStatement(next) {
+      listener = next;
+    },
+    close: () => prisma.$disconnect(),
+  };
+}

@@ -1,0 +1,4 @@
+import { monotonicFactory } from 'ulid';
+
+/** ULIDs, monotonic within the process: on one instance, id order is creation order. */
+export const newId: () => string = monotonicFactory();

@@ -1,0 +1,16 @@
+import type { ScopedDb } from '../db/tenancy.js';
+import type { FieldErrors } from './errors.js';
+
+/** What every resolver gets: the caller's workspace and a client that sees only it. */
+export interface Context {
+  db: ScopedDb;
+  workspace: { id: string; defaultCurrency: string };
+  requestId: string;
+  /**
+   * Wrong JSON types the REST adapter found before execution (those fields were left
+   * out of the variables); input validation reports them with every other problem.
+   */
+  inputTypeErrors?: FieldErrors;
+  /** Per-request memo of lookups many rows share (active property definitions). */
+  cache?: Map<string, Promise<unknown>>;
+}

@@ -1,0 +1,64 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
+import { z } from 'zod';
+import { builder } from './builder.js';
+import type { Context } from './context.js';
+
+export const MAX_PER_PAGE = 100;
+
+/** `page` and `per_page` rules, merged into every list's argument schema. */
+export const pageRules = {
+  page: z.number().int().min(1).max(1_000_000).default(1),
+  perPage: z.number().int().min(1).max(MAX_PER_PAGE).default(15),
+};
+
+export interface Page<T> {
+  currentPage: number;
+  perPage: number;
+  total: number;
+  lastPage: number;
+  data: T[];
+}
+
+/** `ThingPage { currentPage perPage total lastPage data }`, Laravel's paginator in GraphQL. */
+export function pageType<T extends object>(name: string, item: Parameters<typeof builder.objectRef<T>>[0] | any) {
+  return builder.objectRef<Page<T>>(`${name}Page`).implement({
+    fields: (t) => ({
+      currentPage: t.exposeInt('currentPage'),
+      perPage: t.exposeInt('perPage'),
+      total: t.exposeInt('total'),
+      lastPage: t.exposeInt('lastPage'),
+      data: t.field({ type: [item], resolve: (p) => p.data as never }),
+    }),
+  });
+}
+
+// Any model's delegate on the scoped client; the where/orderBy are the caller's to type.
+interface Delegate {
+  count(args: any): PromiseLike<unknown>;
+  findMany(args: any): PromiseLike<unknown[]>;
+}
+
+/**
+ * One page of a model: a count and one findMany whose include/select is folded from
+ * the `data` selection, so relations load in a bounded number of queries.
+ */
+export async function paginate<T = any>(
+  delegate: Delegate,
+  args: { page: number; perPage: number; where: unknown; orderBy: unknown; typeName: string },
+  ctx: Context,
+  info: GraphQLResolveInfo,
+): Promise<Page<T>> {
+  const query = queryFromInfo({ context: ctx, info, typeName: args.typeName, path: ['data'] });
+  const [total, data] = await Promise.all([
+    delegate.count({ where: args.where }),
+    delegate.findMany({ ...query, where: args.where, orderBy: args.orderBy, skip: (args.page - 1) * args.perPage, take: args.perPage }),
+  ]);
+  return {
+    currentPage: args.page,
+    perPage: args.perPage,
+    total: total as number,
+    lastPage: Math.max(1, Math.ceil((total as number) / args.perPage)),
+    data: data as T[],
+  };
+}

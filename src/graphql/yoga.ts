@@ -1,0 +1,51 @@
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { type Plugin, createYoga } from 'graphql-yoga';
+import type { Gate } from '../http/gate.js';
+import { logError } from '../http/responses.js';
+import type { Context } from './context.js';
+import { ErrorCode, rateLimited, unauthenticated } from './errors.js';
+import { limitsRule } from './limits.js';
+
+interface ServerContext {
+  requestId: string;
+}
+
+/** The GraphQL face: Yoga at /graphql with GraphiQL, behind the same gate as REST. */
+export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
+  const gateHeaders = new WeakMap<Request, Record<string, string>>();
+
+  const headersPlugin: Plugin = {
+    onValidate({ addValidationRule }) {
+      addValidationRule(limitsRule);
+    },
+    onResponse({ request, response }) {
+      for (const [name, value] of Object.entries(gateHeaders.get(request) ?? {})) response.headers.set(name, value);
+    },
+  };
+
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: { title: 'Salesgraph GraphQL' },
+    batching: { limit: 10 },
+    plugins: [headersPlugin],
+    async context({ request, requestId }) {
+      const admission = await gate(request, requestId);
+      gateHeaders.set(request, admission.headers);
+      if (admission.ok) return admission.context;
+      if (admission.status === 429) throw rateLimited(Number(admission.headers['Retry-After'] ?? 60));
+      throw unauthenticated();
+    },
+    maskedErrors: {
+      maskError(error, _message) {
+        const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+        // Errors we raise on purpose (and graphql-js's own) carry their code; anything else is masked.
+        if (original instanceof GraphQLError) return error as Error;
+        const path = error instanceof GraphQLError ? error.path : undefined;
+        logError('graphql', original, path?.join('.') ?? 'graphql');
+        return new GraphQLError('Server error.', { path, extensions: { code: ErrorCode.Internal } });
+      },
+    },
+  });
+}

@@ -1,0 +1,38 @@
+import { authenticate } from '../auth/api-keys.js';
+import type { Database } from '../db/client.js';
+import { scopeToWorkspace } from '../db/tenancy.js';
+import type { Context } from '../graphql/context.js';
+import { RateLimiter } from './rate-limit.js';
+
+export type Admission =
+  | { ok: true; context: Context; headers: Record<string, string> }
+  | { ok: false; status: 401 | 429; message: string; headers: Record<string, string> };
+
+/**
+ * The one door for REST and GraphQL alike: the `X-Api-Key` rule, the rate limit per
+ * key, and a context whose database client sees only the key's workspace.
+ */
+export function createGate(database: Database, rateLimitPerMinute: number) {
+  const limiter = new RateLimiter(rateLimitPerMinute);
+  return async function admit(request: Request, requestId: string): Promise<Admission> {
+    const caller = await authenticate(database.prisma, request.headers.get('x-api-key'));
+    if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
+    const headers: Record<string, string> = {};
+    if (limiter.limit > 0) {
+      const hit = limiter.hit(caller.keyId);
+      headers['X-RateLimit-Limit'] = String(limiter.limit);
+      headers['X-RateLimit-Remaining'] = String(hit.remaining);
+      if (!hit.allowed) {
+        headers['Retry-After'] = String(hit.retryAfterSeconds);
+        return { ok: false, status: 429, message: 'Too Many Attempts.', headers };
+      }
+    }
+    return {
+      ok: true,
+      headers,
+      context: { db: scopeToWorkspace(database.prisma, caller.workspace.id), workspace: caller.workspace, requestId },
+    };
+  };
+}
+
+export type Gate = ReturnType<typeof createGate>;

@@ -1,0 +1,49 @@
+/** JSON responses with the headers every response carries. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (status === 204) return new Response(null, { status, headers });
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } });
+}
+
+export const errorBody = (message: string) => ({ message });
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
+
+/**
+ * Reads a JSON body: none is `{}`; a body needs `Content-Type: application/json`
+ * (415), at most 1 MiB (413), and must parse (400).
+ */
+export async function readJsonBody(request: Request): Promise<BodyResult> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) return { ok: false, status: 413, message: 'Payload too large.' };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: 'Payload too large.' };
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return { ok: true, value: {} };
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
+    return { ok: false, status: 415, message: 'Unsupported media type: send Content-Type: application/json.' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400, message: 'Malformed JSON body.' };
+  }
+}
+
+/** Structured log lines on stderr: no keys, no stack traces, no SQL. */
+export function logError(requestId: string, error: unknown, where: string): void {
+  const e = error as { name?: string; code?: unknown; originalError?: { name?: string; code?: unknown } };
+  const origin = e?.originalError ?? e;
+  process.stderr.write(
+    `${JSON.stringify({ level: 'error', time: new Date().toISOString(), request_id: requestId, where, error: origin?.name ?? 'Error', code: typeof origin?.code === 'string' ? origin.code : undefined })}\n`,
+  );
+}

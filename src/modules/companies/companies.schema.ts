@@ -1,0 +1,85 @@
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import { notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { unknownIds } from '../../validation/ids.js';
+import { parseInput } from '../../validation/parse.js';
+import { CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
+
+export const Company = builder.prismaObject('Company', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    domain: t.exposeString('domain', { nullable: true }),
+    notes: t.exposeString('notes', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    contacts: t.relation('contacts', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+const CompanyPage = pageType('Company', Company);
+
+const CompanyInput = builder.inputType('CompanyInput', {
+  fields: (t) => ({
+    name: t.string(),
+    domain: t.string(),
+    notes: t.string(),
+    contactIds: t.idList({ description: 'Replaces the whole set of contacts when present.' }),
+  }),
+});
+
+const CompanyFilter = builder.inputType('CompanyFilter', {
+  fields: (t) => ({ domain: t.string({ description: 'Exact domain.' }) }),
+});
+
+builder.queryFields((t) => ({
+  company: t.prismaField({
+    type: Company,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) => (await ctx.db.company.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Company')),
+  }),
+  companies: t.field({
+    type: CompanyPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: CompanyFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, domain } = parseInput(CompanyListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.company, { page, perPage, where: { domain: domain?.toLowerCase() }, orderBy: { id: 'asc' }, typeName: 'Company' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCompany: t.prismaField({
+    type: Company,
+    args: { input: t.arg({ type: CompanyInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
+      return ctx.db.company.create({
+        ...query,
+        data: { ...data, ...newRow(ctx.workspace.id), contacts: contactIds ? { connect: contactIds.map((id) => ({ id })) } : undefined },
+      });
+    },
+  }),
+  updateCompany: t.prismaField({
+    type: Company,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: CompanyInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      if (!(await ctx.db.company.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Company');
+      const { contactIds, ...data } = parseInput(UpdateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
+      return ctx.db.company.update({
+        ...query,
+        where: { id },
+        data: { ...data, contacts: contactIds ? { set: contactIds.map((cid) => ({ id: cid })) } : undefined },
+      });
+    },
+  }),
+  deleteCompany: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { count } = await ctx.db.company.deleteMany({ where: { id } });
+      if (count === 0) throw notFound('Company');
+      return id;
+    },
+  }),
+}));

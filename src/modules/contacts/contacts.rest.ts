@@ -1,0 +1,25 @@
+import { routes } from '../../rest/route.js';
+
+const CONTACT = 'fragment ContactFields on Contact { id firstName lastName email notes properties createdAt updatedAt }';
+
+export const contactRoutes = routes(
+  {
+    method: 'GET',
+    path: '/contacts',
+    document: `query ($page: Int, $perPage: Int, $filter: ContactFilter) {
+      contacts(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...ContactFields } }
+    } ${CONTACT}`,
+  },
+  // Declared before /contacts/{id}, and literal segments win anyway.
+  {
+    method: 'PUT',
+    path: '/contacts/upsert',
+    document: `mutation ($input: ContactInput!) { upsertContact(input: $input) { created contact { ...ContactFields } } } ${CONTACT}`,
+    status: (data: { upsertContact: { created: boolean } }) => (data.upsertContact.created ? 201 : 200),
+    unwrap: (data: { upsertContact: { contact: unknown } }) => data.upsertContact.contact,
+  },
+  { method: 'GET', path: '/contacts/{id}', document: `query ($id: ID!) { contact(id: $id) { ...ContactFields } } ${CONTACT}` },
+  { method: 'POST', path: '/contacts', document: `mutation ($input: ContactInput!) { createContact(input: $input) { ...ContactFields } } ${CONTACT}` },
+  { method: 'PUT', path: '/contacts/{id}', document: `mutation ($id: ID!, $input: ContactInput!) { updateContact(id: $id, input: $input) { ...ContactFields } } ${CONTACT}` },
+  { method: 'DELETE', path: '/contacts/{id}', document: 'mutation ($id: ID!) { deleteContact(id: $id) }' },
+);

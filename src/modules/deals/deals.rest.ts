@@ -1,0 +1,22 @@
+import { routes } from '../../rest/route.js';
+
+const DEAL = `fragment DealFields on Deal {
+  id name estimatedValue currency expectedCloseDate
+  stage { id externalId name pipelineId order color probability }
+  user { id name }
+  createdAt updatedAt
+}`;
+
+export const dealRoutes = routes(
+  {
+    method: 'GET',
+    path: '/deals',
+    document: `query ($page: Int, $perPage: Int, $filter: DealFilter) {
+      deals(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...DealFields } }
+    } ${DEAL}`,
+  },
+  { method: 'GET', path: '/deals/{id}', document: `query ($id: ID!) { deal(id: $id) { ...DealFields } } ${DEAL}` },
+  { method: 'POST', path: '/deals', document: `mutation ($input: DealInput!) { createDeal(input: $input) { ...DealFields } } ${DEAL}` },
+  { method: 'PUT', path: '/deals/{id}', document: `mutation ($id: ID!, $input: DealInput!) { updateDeal(id: $id, input: $input) { ...DealFields } } ${DEAL}` },
+  { method: 'DELETE', path: '/deals/{id}', document: 'mutation ($id: ID!) { deleteDeal(id: $id) }' },
+);

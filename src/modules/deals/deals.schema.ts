@@ -1,0 +1,138 @@
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import type { FieldErrors } from '../../graphql/errors.js';
+import { notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { unknownId, unknownIds } from '../../validation/ids.js';
+import { Messages } from '../../validation/messages.js';
+import { parseInput } from '../../validation/parse.js';
+import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
+import { CreateDealInput, DealListArgs, UpdateDealInput } from './deals.input.js';
+
+export const Deal = builder.prismaObject('Deal', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    estimatedValue: t.expose('estimatedValue', { type: 'Decimal' }),
+    currency: t.string({ description: "The workspace's default currency.", resolve: (_deal, _args, ctx) => ctx.workspace.defaultCurrency }),
+    expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
+    properties: t.field({ type: 'JSON', select: { properties: true }, resolve: (d, _args, ctx) => visibleProperties(ctx, 'deal', d.properties) }),
+    stageId: t.exposeID('stageId'),
+    userId: t.exposeID('userId'),
+    stage: t.relation('stage'),
+    user: t.relation('user'),
+    contacts: t.relation('contacts', { query: { orderBy: { id: 'asc' } } }),
+    products: t.relation('products', { query: { orderBy: { id: 'asc' } } }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const DealPage = pageType('Deal', Deal);
+
+const DealInput = builder.inputType('DealInput', {
+  fields: (t) => ({
+    name: t.string(),
+    estimatedValue: t.field({ type: 'Decimal' }),
+    expectedCloseDate: t.field({ type: 'Date' }),
+    dealStageExternalId: t.id({ description: "The stage's external id." }),
+    userId: t.id({ description: 'The owner.' }),
+    contactIds: t.idList({ description: 'Replaces the whole set when present.' }),
+    productIds: t.idList({ description: 'Replaces the whole set when present.' }),
+    properties: t.field({ type: 'JSON', description: 'Merged into the stored map; a key sent as null is removed.' }),
+  }),
+});
+
+const DealFilter = builder.inputType('DealFilter', {
+  fields: (t) => ({ pipelineId: t.id(), dealStageExternalId: t.id() }),
+});
+
+type DealInputShape = typeof DealInput.$inferInput;
+
+/** Database checks for a deal input; the stage id they find is what gets stored. */
+async function checks(ctx: Context, input: DealInputShape): Promise<{ errors: FieldErrors[]; stageId?: string }> {
+  const stage =
+    typeof input.dealStageExternalId === 'string'
+      ? await ctx.db.dealStage.findUnique({ where: { externalId: input.dealStageExternalId }, select: { id: true } })
+      : undefined;
+  const stageErrors: FieldErrors = stage === null ? { deal_stage_external_id: [Messages.unknownId('deal_stage_external_id')] } : {};
+  const errors = await Promise.all([
+    unknownId(ctx.db.user, input.userId, 'user_id'),
+    unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'),
+    unknownIds(ctx.db.product, input.productIds, 'product_ids'),
+    propertyErrors(ctx, 'deal', input.properties),
+  ]);
+  return { errors: [stageErrors, ...errors], stageId: stage?.id };
+}
+
+const connect = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);
+
+builder.queryFields((t) => ({
+  deal: t.prismaField({
+    type: Deal,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) => (await ctx.db.deal.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Deal')),
+  }),
+  deals: t.field({
+    type: DealPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: DealFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, pipelineId, dealStageExternalId } = parseInput(DealListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const where = pipelineId || dealStageExternalId ? { stage: { pipelineId, externalId: dealStageExternalId } } : {};
+      return paginate(ctx.db.deal, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Deal' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createDeal: t.prismaField({
+    type: Deal,
+    args: { input: t.arg({ type: DealInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const found = await checks(ctx, input);
+      const { dealStageExternalId: _stage, contactIds, productIds, properties, ...data } = parseInput(CreateDealInput, input, ctx, ...found.errors);
+      return ctx.db.deal.create({
+        ...query,
+        data: {
+          ...data,
+          ...newRow(ctx.workspace.id),
+          estimatedValue: data.estimatedValue ?? 0,
+          stageId: found.stageId!,
+          properties: mergeProperties({}, properties),
+          contacts: connect(contactIds, 'connect'),
+          products: connect(productIds, 'connect'),
+        },
+      });
+    },
+  }),
+  updateDeal: t.prismaField({
+    type: Deal,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      const existing = await ctx.db.deal.findUnique({ where: { id }, select: { properties: true } });
+      if (!existing) throw notFound('Deal');
+      const found = await checks(ctx, input);
+      const { dealStageExternalId: _stage, contactIds, productIds, properties, ...data } = parseInput(UpdateDealInput, input, ctx, ...found.errors);
+      return ctx.db.deal.update({
+        ...query,
+        where: { id },
+        data: {
+          ...data,
+          stageId: found.stageId,
+          properties: properties === undefined ? undefined : mergeProperties(existing.properties, properties),
+          contacts: connect(contactIds, 'set'),
+          products: connect(productIds, 'set'),
+        },
+      });
+    },
+  }),
+  deleteDeal: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { count } = await ctx.db.deal.deleteMany({ where: { id } });
+      if (count === 0) throw notFound('Deal');
+      return id;
+    },
+  }),
+}));

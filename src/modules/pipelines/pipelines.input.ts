@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { pageRules } from '../../graphql/pagination.js';
+import { longText, percentage, text } from '../../validation/rules.js';
+
+export const DEFAULT_STAGE_COLOR = '#9CA3AF';
+
+const StageItem = z.object({
+  externalId: z.string().max(64).nullable().optional(),
+  name: text(255),
+  order: z.number().int().min(-1_000_000).max(1_000_000).nullable().optional(),
+  color: z.string().trim().min(1).max(32).nullable().optional(),
+  probability: percentage().nullable().optional(),
+});
+
+/** The whole list of stages; names are unique within a pipeline. */
+const stages = z
+  .array(StageItem)
+  .max(100)
+  .superRefine((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      if (seen.has(item.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'The :attribute field has a duplicate value.' });
+      seen.add(item.name);
+    });
+  });
+
+const fields = {
+  name: text(255),
+  description: longText().nullable(),
+  isDefault: z.boolean(),
+  stages,
+};
+
+export const CreatePipelineInput = z.object(fields).partial({ description: true, isDefault: true, stages: true });
+export const UpdatePipelineInput = z.object(fields).partial();
+export const PipelineListArgs = z.object(pageRules);
+
+export type StageItem = z.output<typeof StageItem>;
+
+/** A stage item's stored values, defaults filled in: `order` is its index. */
+export const stageValues = (item: StageItem, index: number) => ({
+  name: item.name,
+  order: item.order ?? index,
+  color: item.color ?? DEFAULT_STAGE_COLOR,
+  probability: item.probability ?? 0,
+});

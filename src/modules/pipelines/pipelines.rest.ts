@@ -1,0 +1,20 @@
+import { routes } from '../../rest/route.js';
+
+const PIPELINE = `fragment PipelineFields on Pipeline {
+  id name description createdAt updatedAt
+  stages { id externalId name order color probability }
+}`;
+
+export const pipelineRoutes = routes(
+  {
+    method: 'GET',
+    path: '/pipelines',
+    document: `query ($page: Int, $perPage: Int) {
+      pipelines(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...PipelineFields } }
+    } ${PIPELINE}`,
+  },
+  { method: 'GET', path: '/pipelines/{id}', document: `query ($id: ID!) { pipeline(id: $id) { ...PipelineFields } } ${PIPELINE}` },
+  { method: 'POST', path: '/pipelines', document: `mutation ($input: PipelineInput!) { createPipeline(input: $input) { ...PipelineFields } } ${PIPELINE}` },
+  { method: 'PUT', path: '/pipelines/{id}', document: `mutation ($id: ID!, $input: PipelineInput!) { updatePipeline(id: $id, input: $input) { ...PipelineFields } } ${PIPELINE}` },
+  { method: 'DELETE', path: '/pipelines/{id}', document: 'mutation ($id: ID!) { deletePipeline(id: $id) }' },
+);

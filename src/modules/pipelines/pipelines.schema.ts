@@ -1,0 +1,168 @@
+import { newId } from '../../db/ids.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { invalid, notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { parseInput } from '../../validation/parse.js';
+import { CreatePipelineInput, PipelineListArgs, type StageItem, UpdatePipelineInput, stageValues } from './pipelines.input.js';
+
+export const DealStage = builder.prismaObject('DealStage', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    externalId: t.exposeID('externalId', { description: 'Given at creation, never changes; deals name their stage by it.' }),
+    name: t.exposeString('name'),
+    order: t.exposeInt('order'),
+    color: t.exposeString('color'),
+    probability: t.expose('probability', { type: 'Decimal' }),
+    pipelineId: t.exposeID('pipelineId'),
+    pipeline: t.relation('pipeline'),
+    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+const STAGE_ORDER = [{ order: 'asc' as const }, { id: 'asc' as const }];
+
+export const Pipeline = builder.prismaObject('Pipeline', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { nullable: true }),
+    isDefault: t.exposeBoolean('isDefault'),
+    stages: t.relation('stages', { query: { orderBy: STAGE_ORDER } }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const PipelinePage = pageType('Pipeline', Pipeline);
+
+const StageInput = builder.inputType('StageInput', {
+  fields: (t) => ({
+    externalId: t.id({ description: 'Matches an existing stage of the pipeline; otherwise the name does.' }),
+    name: t.string(),
+    order: t.int(),
+    color: t.string(),
+    probability: t.field({ type: 'Decimal' }),
+  }),
+});
+
+const PipelineInput = builder.inputType('PipelineInput', {
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    isDefault: t.boolean({ description: 'true makes this the workspace default and clears the flag elsewhere.' }),
+    stages: t.field({ type: [StageInput], description: 'The whole new list of stages.' }),
+  }),
+});
+
+type Tx = Parameters<Parameters<Context['db']['$transaction']>[0]>[0];
+
+/** Makes one pipeline the workspace's only default. */
+async function makeDefault(tx: Tx, pipelineId: string) {
+  await tx.pipeline.updateMany({ where: { isDefault: true, NOT: { id: pipelineId } }, data: { isDefault: false } });
+  await tx.pipeline.update({ where: { id: pipelineId }, data: { isDefault: true } });
+}
+
+/**
+ * Replaces a pipeline's stages with a new list: items match existing stages by
+ * external id, then by exact name, and keep their ids; the rest are new; stages left
+ * out are deleted, unless a deal sits in one (then nothing changes).
+ */
+async function replaceStages(ctx: Context, tx: Tx, pipelineId: string, items: StageItem[]) {
+  const existing = await tx.dealStage.findMany({ where: { pipelineId }, include: { _count: { select: { deals: true } } } });
+  const byExternalId = new Map(existing.map((s) => [s.externalId, s]));
+  const byName = new Map(existing.map((s) => [s.name, s]));
+  const claimed = new Set<string>();
+  const plan = items.map((item, index) => {
+    let stage = item.externalId ? byExternalId.get(item.externalId) : undefined;
+    if (!stage || claimed.has(stage.id)) stage = byName.get(item.name);
+    if (stage && claimed.has(stage.id)) stage = undefined;
+    if (stage) claimed.add(stage.id);
+    return { stage, values: stageValues(item, index) };
+  });
+  const removed = existing.filter((s) => !claimed.has(s.id));
+  const busy = removed.filter((s) => s._count.deals > 0);
+  if (busy.length > 0) {
+    throw invalid({ stages: busy.map((s) => `The stage "${s.name}" holds deals and cannot be removed.`) });
+  }
+  if (removed.length > 0) await tx.dealStage.deleteMany({ where: { id: { in: removed.map((s) => s.id) } } });
+  // Renames may swap names between kept stages: park them under unique names first.
+  const renamed = plan.filter((p) => p.stage && p.stage.name !== p.values.name);
+  for (const p of renamed) await tx.dealStage.update({ where: { id: p.stage!.id }, data: { name: `~renaming~${p.stage!.id}` } });
+  for (const p of plan) {
+    if (p.stage) await tx.dealStage.update({ where: { id: p.stage.id }, data: p.values });
+    else await tx.dealStage.create({ data: { ...p.values, ...newRow(ctx.workspace.id), pipelineId, externalId: newId() } });
+  }
+}
+
+builder.queryFields((t) => ({
+  pipeline: t.prismaField({
+    type: Pipeline,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) => (await ctx.db.pipeline.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Pipeline')),
+  }),
+  pipelines: t.field({
+    type: PipelinePage,
+    args: { page: t.arg.int(), perPage: t.arg.int() },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage } = parseInput(PipelineListArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.pipeline, { page, perPage, where: {}, orderBy: { id: 'asc' }, typeName: 'Pipeline' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createPipeline: t.prismaField({
+    type: Pipeline,
+    args: { input: t.arg({ type: PipelineInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const { stages = [], isDefault, ...data } = parseInput(CreatePipelineInput, input, ctx);
+      const id = await ctx.db.$transaction(async (tx) => {
+        // The first pipeline of a workspace is its default.
+        const first = (await tx.pipeline.count()) === 0;
+        const row = newRow(ctx.workspace.id);
+        await tx.pipeline.create({
+          data: {
+            ...data,
+            ...row,
+            stages: { create: stages.map((item, index) => ({ ...stageValues(item, index), ...newRow(ctx.workspace.id), externalId: newId() })) },
+          },
+        });
+        if (first || isDefault) await makeDefault(tx, row.id);
+        return row.id;
+      });
+      return ctx.db.pipeline.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  updatePipeline: t.prismaField({
+    type: Pipeline,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      if (!(await ctx.db.pipeline.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Pipeline');
+      const { stages, isDefault, ...data } = parseInput(UpdatePipelineInput, input, ctx);
+      await ctx.db.$transaction(async (tx) => {
+        await tx.pipeline.update({ where: { id }, data });
+        if (stages) await replaceStages(ctx, tx, id, stages);
+        // `false` never leaves the workspace without a default: another pipeline takes the flag by being set true.
+        if (isDefault) await makeDefault(tx, id);
+      });
+      return ctx.db.pipeline.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  deletePipeline: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const pipeline = await ctx.db.pipeline.findUnique({ where: { id }, select: { isDefault: true } });
+      if (!pipeline) throw notFound('Pipeline');
+      await ctx.db.$transaction(async (tx) => {
+        if ((await tx.deal.count({ where: { stage: { pipelineId: id } } })) > 0) throw invalid({ id: ['The pipeline holds deals and cannot be deleted.'] });
+        await tx.pipeline.delete({ where: { id } });
+        // The oldest remaining pipeline inherits the default flag.
+        const next = pipeline.isDefault ? await tx.pipeline.findFirst({ orderBy: { id: 'asc' }, select: { id: true } }) : null;
+        if (next) await makeDefault(tx, next.id);
+      });
+      return id;
+    },
+  }),
+}));

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { pageRules } from '../../graphql/pagination.js';
+import { currencyCode, decimal, longText, percentage, text } from '../../validation/rules.js';
+
+export const PRODUCT_TYPES = ['product', 'service'] as const;
+
+const fields = {
+  name: text(255),
+  sku: z.string().trim().min(1).max(64).nullable(),
+  type: z.enum(PRODUCT_TYPES),
+  description: longText().nullable(),
+  price: decimal(),
+  cost: decimal().nullable(),
+  currency: currencyCode(),
+  unit: text(32),
+  taxRate: percentage().nullable(),
+  isActive: z.boolean(),
+};
+
+export const CreateProductInput = z.object(fields).partial({ sku: true, description: true, cost: true, taxRate: true, isActive: true });
+export const UpdateProductInput = z.object(fields).partial();
+
+export const ProductListArgs = z.object({
+  ...pageRules,
+  isActive: z.boolean().optional(),
+  type: z.enum(PRODUCT_TYPES).optional(),
+  search: z.string().max(255).optional(),
+});
+
+/** The lower-cased text `search` matches against (see prisma/models.prisma). */
+export const productSearchText = (p: { name: string; sku: string | null }) => `${p.name} ${p.sku ?? ''}`.toLowerCase();

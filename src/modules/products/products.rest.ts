@@ -1,0 +1,35 @@
+import { routes } from '../../rest/route.js';
+
+const PRODUCT = `fragment ProductFields on Product {
+  id name sku type description price cost currency unit taxRate isActive createdAt updatedAt
+}`;
+
+export const productRoutes = routes(
+  {
+    method: 'GET',
+    path: '/products',
+    document: `query ($page: Int, $perPage: Int, $filter: ProductFilter) {
+      products(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...ProductFields } }
+    } ${PRODUCT}`,
+  },
+  {
+    method: 'GET',
+    path: '/products/{id}',
+    document: `query ($id: ID!) { product(id: $id) { ...ProductFields } } ${PRODUCT}`,
+  },
+  {
+    method: 'POST',
+    path: '/products',
+    document: `mutation ($input: ProductInput!) { createProduct(input: $input) { ...ProductFields } } ${PRODUCT}`,
+  },
+  {
+    method: 'PUT',
+    path: '/products/{id}',
+    document: `mutation ($id: ID!, $input: ProductInput!) { updateProduct(id: $id, input: $input) { ...ProductFields } } ${PRODUCT}`,
+  },
+  {
+    method: 'DELETE',
+    path: '/products/{id}',
+    document: `mutation ($id: ID!) { deleteProduct(id: $id) }`,
+  },
+);

@@ -1,0 +1,108 @@
+import { builder } from '../../graphql/builder.js';
+import { invalidField, notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { newRow } from '../../db/tenancy.js';
+import { Messages } from '../../validation/messages.js';
+import { parseInput } from '../../validation/parse.js';
+import { CreateProductInput, PRODUCT_TYPES, ProductListArgs, UpdateProductInput, productSearchText } from './products.input.js';
+
+export const ProductTypeEnum = builder.enumType('ProductType', { values: PRODUCT_TYPES });
+
+export const Product = builder.prismaObject('Product', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    sku: t.exposeString('sku', { nullable: true }),
+    type: t.field({ type: ProductTypeEnum, resolve: (p) => p.type as (typeof PRODUCT_TYPES)[number] }),
+    description: t.exposeString('description', { nullable: true }),
+    price: t.expose('price', { type: 'Decimal' }),
+    cost: t.expose('cost', { type: 'Decimal', nullable: true }),
+    currency: t.exposeString('currency'),
+    unit: t.exposeString('unit'),
+    taxRate: t.expose('taxRate', { type: 'Decimal', nullable: true }),
+    isActive: t.exposeBoolean('isActive'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+const ProductPage = pageType('Product', Product);
+
+const ProductInput = builder.inputType('ProductInput', {
+  fields: (t) => ({
+    name: t.string(),
+    sku: t.string(),
+    type: t.field({ type: ProductTypeEnum }),
+    description: t.string(),
+    price: t.field({ type: 'Decimal' }),
+    cost: t.field({ type: 'Decimal' }),
+    currency: t.string(),
+    unit: t.string(),
+    taxRate: t.field({ type: 'Decimal' }),
+    isActive: t.boolean(),
+  }),
+});
+
+const ProductFilter = builder.inputType('ProductFilter', {
+  fields: (t) => ({
+    isActive: t.boolean(),
+    type: t.field({ type: ProductTypeEnum }),
+    search: t.string({ description: 'Case-insensitive substring of the name or the SKU.' }),
+  }),
+});
+
+const skuTaken = (error: unknown) => {
+  if (isUniqueViolation(error)) return invalidField('sku', Messages.taken('sku'));
+  return error;
+};
+
+builder.queryFields((t) => ({
+  product: t.prismaField({
+    type: Product,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) => (await ctx.db.product.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Product')),
+  }),
+  products: t.field({
+    type: ProductPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: ProductFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, isActive, type, search } = parseInput(ProductListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const where = { isActive, type, ...(search ? { search: { contains: search.toLowerCase() } } : {}) };
+      return paginate(ctx.db.product, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Product' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createProduct: t.prismaField({
+    type: Product,
+    args: { input: t.arg({ type: ProductInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const data = parseInput(CreateProductInput, input, ctx);
+      return ctx.db.product
+        .create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), search: productSearchText({ name: data.name, sku: data.sku ?? null }) } })
+        .catch((e) => Promise.reject(skuTaken(e)));
+    },
+  }),
+  updateProduct: t.prismaField({
+    type: Product,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      const existing = await ctx.db.product.findUnique({ where: { id } });
+      if (!existing) throw notFound('Product');
+      const data = parseInput(UpdateProductInput, input, ctx);
+      const search = productSearchText({ name: data.name ?? existing.name, sku: data.sku === undefined ? existing.sku : data.sku });
+      return ctx.db.product.update({ ...query, where: { id }, data: { ...data, search } }).catch((e) => Promise.reject(skuTaken(e)));
+    },
+  }),
+  deleteProduct: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { count } = await ctx.db.product.deleteMany({ where: { id } });
+      if (count === 0) throw notFound('Product');
+      return id;
+    },
+  }),
+}));

@@ -1,0 +1,79 @@
+import { isCalendarDate } from '../../graphql/scalars.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import type { Context } from '../../graphql/context.js';
+import type { FieldErrors } from '../../graphql/errors.js';
+import { Messages } from '../../validation/messages.js';
+import type { PropertyObject, PropertyType } from './property-definitions.input.js';
+
+export type PropertyMap = Record<string, unknown>;
+
+interface ActiveDefinition {
+  type: PropertyType;
+  options: string[];
+}
+
+/** The object's active definitions by key, loaded once per request (lists stay at one query). */
+export function activeDefinitions(ctx: Context, object: PropertyObject): Promise<Map<string, ActiveDefinition>> {
+  const cacheKey = `property-definitions:${object}`;
+  const cache = (ctx.cache ??= new Map());
+  if (!cache.has(cacheKey)) {
+    cache.set(
+      cacheKey,
+      ctx.db.propertyDefinition
+        .findMany({ where: { object, isActive: true }, select: { key: true, type: true, options: true } })
+        .then((rows) => new Map(rows.map((r) => [r.key, { type: r.type as PropertyType, options: (r.options as string[]) ?? [] }]))),
+    );
+  }
+  return cache.get(cacheKey) as Promise<Map<string, ActiveDefinition>>;
+}
+
+function fits(definition: ActiveDefinition, value: unknown, field: string): string | undefined {
+  switch (definition.type) {
+    case 'string':
+      return typeof value === 'string' && value.length <= 10_000 ? undefined : typeof value === 'string' ? Messages.maxChars(field, 10_000) : Messages.type(field, 'string');
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : Messages.type(field, 'number');
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : Messages.type(field, 'boolean');
+    case 'date':
+      return typeof value === 'string' && isCalendarDate(value) ? undefined : Messages.type(field, 'date');
+    case 'enum':
+      return typeof value === 'string' && definition.options.includes(value) ? undefined : Messages.selected(field);
+  }
+}
+
+/**
+ * Checks a sent `properties` map: every key an active definition of the object,
+ * every value of its type (`null` removes the key). Wrong shapes are zod's to report.
+ */
+export async function propertyErrors(ctx: Context, object: PropertyObject, sent: unknown): Promise<FieldErrors> {
+  if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return {};
+  const definitions = await activeDefinitions(ctx, object);
+  const errors: FieldErrors = {};
+  for (const [key, value] of Object.entries(sent)) {
+    const field = `properties.${key}`;
+    const definition = definitions.get(key);
+    if (!definition) errors[field] = [`The ${field} field is not an active ${object} property.`];
+    else if (value !== null) {
+      const problem = fits(definition, value, field);
+      if (problem) errors[field] = [problem];
+    }
+  }
+  return errors;
+}
+
+/** The stored map with the sent one merged in: sent keys replace, `null` removes. */
+export function mergeProperties(stored: unknown, sent: PropertyMap | undefined): Prisma.InputJsonObject {
+  const merged: PropertyMap = { ...((stored as PropertyMap | null) ?? {}) };
+  for (const [key, value] of Object.entries(sent ?? {})) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged as Prisma.InputJsonObject;
+}
+
+/** What responses show: stored values of active definitions only (deactivated ones stay stored, hidden). */
+export async function visibleProperties(ctx: Context, object: PropertyObject, stored: unknown): Promise<PropertyMap> {
+  const definitions = await activeDefinitions(ctx, object);
+  return Object.fromEntries(Object.entries((stored as PropertyMap | null) ?? {}).filter(([key]) => definitions.has(key)));
+}

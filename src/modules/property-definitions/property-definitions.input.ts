@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { pageRules } from '../../graphql/pagination.js';
+import { text } from '../../validation/rules.js';
+
+export const PROPERTY_OBJECTS = ['contact', 'deal'] as const;
+export const PROPERTY_TYPES = ['string', 'number', 'boolean', 'date', 'enum'] as const;
+export type PropertyObject = (typeof PROPERTY_OBJECTS)[number];
+export type PropertyType = (typeof PROPERTY_TYPES)[number];
+
+const fields = {
+  object: z.enum(PROPERTY_OBJECTS),
+  key: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { message: 'The :attribute field must start with a lower-case letter and hold at most 64 of a-z, 0-9 and _.' }),
+  label: text(255),
+  type: z.enum(PROPERTY_TYPES),
+  options: z.array(text(255)).max(200),
+  isActive: z.boolean(),
+};
+
+const optionsRule = <T extends { type?: PropertyType; options?: string[] }>(v: T, ctx: z.RefinementCtx) => {
+  if (v.type === 'enum' && (!v.options || v.options.length === 0)) ctx.addIssue({ code: 'custom', path: ['options'], message: 'The :attribute field is required when type is enum.' });
+  if (v.options && new Set(v.options).size !== v.options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'The :attribute field has a duplicate value.' });
+};
+
+export const CreatePropertyDefinitionInput = z.object(fields).partial({ options: true, isActive: true }).superRefine(optionsRule);
+
+/** `object` and `key` name stored values, so they never change; `type` changes are checked against the stored options. */
+export const UpdatePropertyDefinitionInput = z.object({ label: fields.label, type: fields.type, options: fields.options, isActive: fields.isActive }).partial();
+export { optionsRule };
+
+export const PropertyDefinitionListArgs = z.object({ ...pageRules, object: z.enum(PROPERTY_OBJECTS).optional() });

@@ -1,0 +1,109 @@
+import { isUniqueViolation } from '../../db/errors.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import { invalidField, notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { Messages } from '../../validation/messages.js';
+import { parseInput } from '../../validation/parse.js';
+import {
+  CreatePropertyDefinitionInput,
+  PROPERTY_OBJECTS,
+  PROPERTY_TYPES,
+  type PropertyType,
+  PropertyDefinitionListArgs,
+  UpdatePropertyDefinitionInput,
+  optionsRule,
+} from './property-definitions.input.js';
+
+export const PropertyObjectEnum = builder.enumType('PropertyObject', { values: PROPERTY_OBJECTS });
+export const PropertyTypeEnum = builder.enumType('PropertyType', { values: PROPERTY_TYPES });
+
+export const PropertyDefinition = builder.prismaObject('PropertyDefinition', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    object: t.field({ type: PropertyObjectEnum, resolve: (d) => d.object as never }),
+    key: t.exposeString('key'),
+    label: t.exposeString('label'),
+    type: t.field({ type: PropertyTypeEnum, resolve: (d) => d.type as never }),
+    options: t.stringList({ resolve: (d) => (d.options as string[]) ?? [] }),
+    isActive: t.exposeBoolean('isActive'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const PropertyDefinitionPage = pageType('PropertyDefinition', PropertyDefinition);
+
+const PropertyDefinitionInput = builder.inputType('PropertyDefinitionInput', {
+  fields: (t) => ({
+    object: t.field({ type: PropertyObjectEnum }),
+    key: t.string(),
+    label: t.string(),
+    type: t.field({ type: PropertyTypeEnum }),
+    options: t.stringList(),
+    isActive: t.boolean(),
+  }),
+});
+
+const PropertyDefinitionFilter = builder.inputType('PropertyDefinitionFilter', {
+  fields: (t) => ({ object: t.field({ type: PropertyObjectEnum }) }),
+});
+
+const keyTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('key', Messages.taken('key')) : error);
+
+builder.queryFields((t) => ({
+  propertyDefinition: t.prismaField({
+    type: PropertyDefinition,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) =>
+      (await ctx.db.propertyDefinition.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Property definition')),
+  }),
+  propertyDefinitions: t.field({
+    type: PropertyDefinitionPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PropertyDefinitionFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, object } = parseInput(PropertyDefinitionListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.propertyDefinition, { page, perPage, where: { object }, orderBy: { id: 'asc' }, typeName: 'PropertyDefinition' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createPropertyDefinition: t.prismaField({
+    type: PropertyDefinition,
+    args: { input: t.arg({ type: PropertyDefinitionInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const data = parseInput(CreatePropertyDefinitionInput, input, ctx);
+      const options = data.type === 'enum' ? data.options! : [];
+      return ctx.db.propertyDefinition.create({ ...query, data: { ...data, options, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(keyTaken(e)));
+    },
+  }),
+  updatePropertyDefinition: t.prismaField({
+    type: PropertyDefinition,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PropertyDefinitionInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      const existing = await ctx.db.propertyDefinition.findUnique({ where: { id } });
+      if (!existing) throw notFound('Property definition');
+      // The options rule applies to the definition as it will be, sent fields over stored ones.
+      const data = parseInput(
+        UpdatePropertyDefinitionInput.superRefine((v, refine) =>
+          optionsRule({ type: v.type ?? (existing.type as PropertyType), options: v.options ?? (existing.options as string[]) }, refine),
+        ),
+        input,
+        ctx,
+      );
+      const type = data.type ?? (existing.type as PropertyType);
+      const options = type === 'enum' ? (data.options ?? (existing.options as string[])) : [];
+      return ctx.db.propertyDefinition.update({ ...query, where: { id }, data: { ...data, options } });
+    },
+  }),
+  deletePropertyDefinition: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { count } = await ctx.db.propertyDefinition.deleteMany({ where: { id } });
+      if (count === 0) throw notFound('Property definition');
+      return id;
+    },
+  }),
+}));
+

@@ -1,0 +1,77 @@
+import { isUniqueViolation } from '../../db/errors.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import { invalid, invalidField, notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { Messages } from '../../validation/messages.js';
+import { parseInput } from '../../validation/parse.js';
+import { CreateUserInput, UpdateUserInput, UserListArgs } from './users.input.js';
+
+export const User = builder.prismaObject('User', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    email: t.exposeString('email'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+const UserPage = pageType('User', User);
+
+const UserInput = builder.inputType('UserInput', {
+  fields: (t) => ({ name: t.string(), email: t.string() }),
+});
+
+const UserFilter = builder.inputType('UserFilter', {
+  fields: (t) => ({ email: t.string({ description: 'Exact e-mail address (case-insensitive).' }) }),
+});
+
+const emailTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('email', Messages.taken('email')) : error);
+
+builder.queryFields((t) => ({
+  user: t.prismaField({
+    type: User,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, { id }, ctx) => (await ctx.db.user.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('User')),
+  }),
+  users: t.field({
+    type: UserPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: UserFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, email } = parseInput(UserListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.user, { page, perPage, where: { email: email?.toLowerCase() }, orderBy: { id: 'asc' }, typeName: 'User' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createUser: t.prismaField({
+    type: User,
+    args: { input: t.arg({ type: UserInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const data = parseInput(CreateUserInput, input, ctx);
+      return ctx.db.user.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(emailTaken(e)));
+    },
+  }),
+  updateUser: t.prismaField({
+    type: User,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UserInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      if (!(await ctx.db.user.findUnique({ where: { id }, select: { id: true } }))) throw notFound('User');
+      const data = parseInput(UpdateUserInput, input, ctx);
+      return ctx.db.user.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(emailTaken(e)));
+    },
+  }),
+  deleteUser: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const user = await ctx.db.user.findUnique({ where: { id }, select: { _count: { select: { deals: true } } } });
+      if (!user) throw notFound('User');
+      if (user._count.deals > 0) throw invalid({ id: ['The user owns deals: reassign them first.'] });
+      await ctx.db.user.delete({ where: { id } });
+      return id;
+    },
+  }),
+}));

@@ -1,0 +1,152 @@
+import { type ExecutionResult, type GraphQLError, type GraphQLSchema, execute } from 'graphql';
+import type { Context } from '../graphql/context.js';
+import { ErrorCode, codeOf, invalid } from '../graphql/errors.js';
+import type { Gate } from '../http/gate.js';
+import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
+import { coerceVariables } from './coerce.js';
+import { type CompiledDocument, compileDocument } from './documents.js';
+import type { RestRoute } from './route.js';
+
+interface CompiledRoute extends RestRoute {
+  segments: string[];
+  compiled: CompiledDocument;
+}
+
+const STATUS_BY_CODE: Record<string, number> = {
+  [ErrorCode.Unauthenticated]: 401,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.BadUserInput]: 422,
+  [ErrorCode.RateLimited]: 429,
+};
+
+const defaultStatus = (method: RestRoute['method']) => (method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200);
+const splitPath = (path: string) => path.split('/').filter(Boolean);
+
+/**
+ * The routes whose path fits, each with its parameters and how many literal segments
+ * it has: among those allowing the method, the most literal wins
+ * (`PUT /contacts/upsert` over `PUT /contacts/{id}`).
+ */
+function match(routes: CompiledRoute[], segments: string[]) {
+  const fits: { route: CompiledRoute; params: Record<string, string>; literals: number }[] = [];
+  for (const route of routes) {
+    if (route.segments.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let literals = 0;
+    const ok = route.segments.every((s, i) => {
+      if (s.startsWith('{')) return (params[s.slice(1, -1)] = decodeURIComponent(segments[i]!)), true;
+      literals += 1;
+      return s === segments[i];
+    });
+    if (ok) fits.push({ route, params, literals });
+  }
+  return fits.sort((a, b) => b.literals - a.literals);
+}
+
+/**
+ * The REST face: each route runs its GraphQL operation in-process with the same
+ * context as /graphql, and maps error codes to statuses. No business logic here.
+ */
+export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Gate, prefix = '/api/v1') {
+  const routes: CompiledRoute[] = table.map((r) => ({
+    ...r,
+    segments: splitPath(r.path),
+    compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`),
+  }));
+
+  return async function handle(request: Request, requestId: string): Promise<Response> {
+    const url = new URL(request.url);
+    const base = { 'X-Request-Id': requestId };
+    let segments: string[];
+    try {
+      segments = splitPath(url.pathname.slice(prefix.length));
+    } catch {
+      return json(404, errorBody('Not found.'), base);
+    }
+    let candidates: ReturnType<typeof match>;
+    try {
+      candidates = match(routes, segments);
+    } catch {
+      return json(404, errorBody('Not found.'), base); // undecodable %-escapes
+    }
+    if (candidates.length === 0) return json(404, errorBody('Not found.'), base);
+    const found = candidates.find((c) => c.route.method === request.method);
+    if (!found) {
+      const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
+      return json(405, errorBody('Method not allowed.'), { ...base, Allow: allow });
+    }
+
+    const admission = await gate(request, requestId);
+    const headers = { ...base, ...admission.headers };
+    if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);
+
+    const { route, params } = found;
+    const raw: Record<string, unknown> = { ...params };
+    if (route.compiled.variableNames.has('input')) {
+      const body = await readJsonBody(request);
+      if (!body.ok) return json(body.status, errorBody(body.message), headers);
+      if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
+        return json(422, { message: 'The given data was invalid.', errors: { body: ['The body must be a JSON object.'] } }, headers);
+      }
+      raw.input = body.value;
+    }
+    const fromBody = coerceVariables(schema, route.compiled.operation, raw, 'body');
+    const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
+    const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
+    const context: Context = { ...admission.context, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
+    // Reads have no input rules to merge with, so their type errors answer at once.
+    if (context.inputTypeErrors && route.compiled.operation.operation === 'query') {
+      return unprocessable(invalid(context.inputTypeErrors), headers);
+    }
+
+    let result: ExecutionResult;
+    try {
+      result = await execute({
+        schema,
+        document: route.compiled.document,
+        variableValues: { ...fromBody.variables, ...fromQuery.variables },
+        contextValue: context,
+      });
+    } catch (error) {
+      logError(requestId, error, `${route.method} ${route.path}`);
+      return json(500, errorBody('Server error.'), headers);
+    }
+    if (result.errors?.length) return errorResponse(result.errors[0]!, headers, requestId, route);
+
+    const data = result.data as Record<string, unknown>;
+    const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));
+    const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
+    return json(status, body, headers);
+  };
+}
+
+/** `page`/`per_page` fill `$page`/`$perPage`; other parameters fill `$filter`, and are refused where there is none. */
+function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, search: URLSearchParams) {
+  const names = compiled.variableNames;
+  if (!names.has('page') && !names.has('filter')) return { variables: {}, errors: {} };
+  const raw: Record<string, unknown> = {};
+  const filter: Record<string, unknown> = {};
+  for (const [key, value] of search) {
+    if (key === 'page') raw.page = value;
+    else if (key === 'per_page') raw.perPage = value;
+    else filter[key] = value;
+  }
+  const extra: Record<string, string[]> = {};
+  if (names.has('filter')) raw.filter = filter;
+  else for (const key of Object.keys(filter)) extra[key] = [`The ${key} parameter is not supported.`];
+  const coerced = coerceVariables(schema, compiled.operation, raw, 'query');
+  return { variables: coerced.variables, errors: { ...coerced.errors, ...extra } };
+}
+
+function unprocessable(error: GraphQLError, headers: Record<string, string>) {
+  return json(422, { message: error.message, errors: error.extensions.errors }, headers);
+}
+
+function errorResponse(error: GraphQLError, headers: Record<string, string>, requestId: string, route: RestRoute): Response {
+  const code = codeOf(error);
+  const status = code ? STATUS_BY_CODE[code] : undefined;
+  if (status === 422) return unprocessable(error, headers);
+  if (status) return json(status, errorBody(error.message), headers);
+  logError(requestId, error, `${route.method} ${route.path}`);
+  return json(500, errorBody('Server error.'), headers);
+}

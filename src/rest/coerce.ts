@@ -1,0 +1,115 @@
+import {
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  typeFromAST,
+} from 'graphql';
+import type { FieldErrors } from '../graphql/errors.js';
+import { Messages, snakeCase } from '../validation/messages.js';
+
+/** What each scalar is called in a "must be ..." message. */
+const EXPECTED: Record<string, string> = {
+  String: 'string',
+  ID: 'string',
+  Int: 'int',
+  Float: 'number',
+  Decimal: 'number',
+  Boolean: 'boolean',
+  Date: 'date',
+  DateTime: 'date',
+};
+
+/** Query strings carry text only; these scalars are read from their usual spellings. */
+function fromQueryText(scalar: string, value: string): unknown {
+  if ((scalar === 'Int' && /^-?\d{1,15}$/.test(value)) || ((scalar === 'Float' || scalar === 'Decimal') && /^-?\d+(\.\d+)?$/.test(value))) return Number(value);
+  if (scalar === 'Boolean' && /^(true|false|1|0)$/.test(value)) return value === 'true' || value === '1';
+  return value;
+}
+
+/**
+ * Turns a REST request's values into an operation's variables, guided by the
+ * variables' GraphQL types: snake_case keys become the input fields, and every wrong
+ * JSON type is recorded under its snake_case path and left out, so validation can
+ * report it together with every other problem (instead of GraphQL refusing the
+ * whole request at its first wrong value). Unknown body fields are ignored, as
+ * API.md asks; unknown query parameters are refused.
+ */
+export function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  raw: Record<string, unknown>,
+  source: 'body' | 'query',
+): { variables: Record<string, unknown>; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const fail = (path: string[], message: string) => {
+    (errors[path.join('.')] ??= []).push(message);
+  };
+
+  function walk(type: GraphQLInputType, value: unknown, path: string[], fromQuery: boolean): { ok: boolean; value?: unknown } {
+    const field = path.join('.');
+    if (isNonNullType(type)) {
+      if (value === null || value === undefined) return fail(path, Messages.required(field)), { ok: false };
+      return walk(type.ofType, value, path, fromQuery);
+    }
+    if (value === null) return { ok: true, value: null };
+    if (isListType(type)) {
+      if (!Array.isArray(value)) return fail(path, Messages.type(field, 'array')), { ok: false };
+      const out: unknown[] = [];
+      let ok = true;
+      value.forEach((item, i) => {
+        const r = walk(type.ofType, item, [...path, String(i)], fromQuery);
+        if (r.ok) out.push(r.value);
+        else ok = false;
+      });
+      return ok ? { ok, value: out } : { ok: false };
+    }
+    if (isInputObjectType(type)) {
+      if (typeof value !== 'object' || Array.isArray(value)) return fail(path, Messages.type(field, 'object')), { ok: false };
+      const given = value as Record<string, unknown>;
+      const fields = type.getFields();
+      const out: Record<string, unknown> = {};
+      const known = new Set<string>();
+      for (const f of Object.values(fields)) {
+        const key = snakeCase(f.name);
+        known.add(key);
+        if (!(key in given)) continue;
+        const r = walk(f.type, given[key], [...path, key], fromQuery);
+        if (r.ok) out[f.name] = r.value;
+      }
+      if (fromQuery) for (const key of Object.keys(given)) if (!known.has(key)) fail([...path, key], `The ${key} parameter is not supported.`);
+      return { ok: true, value: out };
+    }
+    if (isEnumType(type)) {
+      if (typeof value !== 'string' || !type.getValue(value)) return fail(path, Messages.selected(field)), { ok: false };
+      return { ok: true, value };
+    }
+    if (isScalarType(type)) {
+      const input = fromQuery && typeof value === 'string' ? fromQueryText(type.name, value) : value;
+      try {
+        // Only a check: graphql-js parses the value again when it executes.
+        type.parseValue(input);
+        return { ok: true, value: input };
+      } catch {
+        return fail(path, Messages.type(field, EXPECTED[type.name] ?? type.name)), { ok: false };
+      }
+    }
+    return { ok: false };
+  }
+
+  const variables: Record<string, unknown> = {};
+  for (const def of operation.variableDefinitions ?? []) {
+    const name = def.variable.name.value;
+    if (!(name in raw)) continue;
+    const type = typeFromAST(schema, def.type as never) as GraphQLInputType;
+    // An input object's fields are named from its root (`first_name`, not `input.first_name`).
+    const root = isInputObjectType(isNonNullType(type) ? type.ofType : type) ? [] : [snakeCase(name)];
+    const r = walk(type, raw[name], root, source === 'query');
+    if (r.ok) variables[name] = r.value;
+  }
+  return { variables, errors };
+}

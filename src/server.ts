@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { createServerAdapter } from '@whatwg-node/server';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { restRoutes, schema } from './graphql/schema.js';
+import { createGraphQL } from './graphql/yoga.js';
+import { createGate } from './http/gate.js';
+import { errorBody, json, logError } from './http/responses.js';
+import { createRestAdapter } from './rest/adapter.js';
+
+/** A client's request id is echoed when it is short plain text; otherwise one is made. */
+function requestIdOf(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given && /^[\w.:\-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+async function health(database: Database): Promise<Response> {
+  try {
+    await database.prisma.$queryRawUnsafe('SELECT 1');
+    return json(200, { status: 'ok' });
+  } catch {
+    return json(503, { status: 'unavailable', message: 'Database unavailable.' });
+  }
+}
+
+/** One handler for everything: /healthz, /graphql and /api/v1. */
+export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>) {
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
+  const rest = createRestAdapter(schema, restRoutes, gate);
+  const yoga = createGraphQL(schema, gate);
+
+  return createServerAdapter(async (request: Request) => {
+    const requestId = requestIdOf(request);
+    let response: Response;
+    try {
+      const path = new URL(request.url).pathname;
+      if (path === '/healthz') response = await health(database);
+      else if (path === '/graphql') response = await yoga.handleRequest(request, { requestId });
+      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
+      else response = json(404, errorBody('Not found.'));
+    } catch (error) {
+      logError(requestId, error, 'server');
+      response = json(500, errorBody('Server error.'));
+    }
+    response.headers.set('X-Request-Id', requestId);
+    return response;
+  });
+}

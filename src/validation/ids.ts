@@ -1,0 +1,22 @@
+import type { FieldErrors } from '../graphql/errors.js';
+import { Messages } from './messages.js';
+
+interface IdDelegate {
+  findMany(args: { where: { id: { in: string[] } }; select: { id: true } }): PromiseLike<{ id: string }[]>;
+}
+
+/**
+ * Every id in a sent id array must exist in the caller's workspace (the scoped
+ * client sees no other). Returns the field's error, or nothing.
+ */
+export async function unknownIds(delegate: IdDelegate, ids: readonly unknown[] | null | undefined, field: string): Promise<FieldErrors> {
+  if (!Array.isArray(ids) || ids.length === 0) return {};
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+  const found = await delegate.findMany({ where: { id: { in: wanted } }, select: { id: true } });
+  return found.length === wanted.length ? {} : { [field]: [Messages.unknownId(field)] };
+}
+
+/** One id that must exist (a deal's owner, a ticket's status). */
+export async function unknownId(delegate: IdDelegate, id: unknown, field: string): Promise<FieldErrors> {
+  return typeof id === 'string' ? unknownIds(delegate, [id], field) : {};
+}

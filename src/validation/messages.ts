@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import type { FieldErrors } from '../graphql/errors.js';
+
+/** camelCase (GraphQL) to snake_case (the wire's field names). */
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** The field name a client sees: snake_case segments joined by dots (`stages.1.name`). */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((p) => (typeof p === 'string' ? snakeCase(p) : String(p))).join('.');
+}
+
+/** How Laravel names a field in a message: `first_name` is "first name"; nested paths stay dotted. */
+function attribute(field: string): string {
+  return field.includes('.') ? field : field.replace(/_/g, ' ');
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  date: 'a valid date',
+};
+
+/** "The {field} field must be {a string}." and friends, in one place for zod and GraphQL type errors. */
+export const Messages = {
+  required: (f: string) => `The ${attribute(f)} field is required.`,
+  type: (f: string, expected: string) => `The ${attribute(f)} field must be ${TYPE_WORDS[expected] ?? `a valid ${expected}`}.`,
+  invalid: (f: string) => `The ${attribute(f)} field is invalid.`,
+  selected: (f: string) => `The selected ${attribute(f)} is invalid.`,
+  format: (f: string) => `The ${attribute(f)} field format is invalid.`,
+  email: (f: string) => `The ${attribute(f)} field must be a valid email address.`,
+  minChars: (f: string, n: number) => `The ${attribute(f)} field must be at least ${n} characters.`,
+  maxChars: (f: string, n: number) => `The ${attribute(f)} field must not be greater than ${n} characters.`,
+  min: (f: string, n: number | bigint) => `The ${attribute(f)} field must be at least ${n}.`,
+  max: (f: string, n: number | bigint) => `The ${attribute(f)} field must not be greater than ${n}.`,
+  minItems: (f: string, n: number | bigint) => `The ${attribute(f)} field must have at least ${n} items.`,
+  maxItems: (f: string, n: number | bigint) => `The ${attribute(f)} field must not have more than ${n} items.`,
+  taken: (f: string) => `The ${attribute(f)} has already been taken.`,
+  unknownId: (f: string) => `The selected ${attribute(f)} is invalid.`,
+};
+
+/** A zod issue's message: custom messages use `:attribute` for the field's name. */
+function messageFor(issue: z.core.$ZodIssue, field: string): string {
+  if (issue.message.includes(':attribute')) return issue.message.replace(':attribute', attribute(field));
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined || issue.input === null) return Messages.required(field);
+      return Messages.type(field, issue.expected === 'int' ? 'int' : String(issue.expected));
+    case 'too_small':
+      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? Messages.required(field) : Messages.minChars(field, Number(issue.minimum));
+      if (issue.origin === 'array' || issue.origin === 'set') return Messages.minItems(field, issue.minimum);
+      return Messages.min(field, issue.minimum);
+    case 'too_big':
+      if (issue.origin === 'string') return Messages.maxChars(field, Number(issue.maximum));
+      if (issue.origin === 'array' || issue.origin === 'set') return Messages.maxItems(field, issue.maximum);
+      return Messages.max(field, issue.maximum);
+    case 'invalid_format':
+      return issue.format === 'email' ? Messages.email(field) : Messages.format(field);
+    case 'invalid_value':
+      return Messages.selected(field);
+    default:
+      return Messages.invalid(field);
+  }
+}
+
+/** zod issues as the API's field map: every field, every reason, once each. */
+export function fieldErrorsFrom(issues: ReadonlyArray<z.core.$ZodIssue>, prefix: ReadonlyArray<PropertyKey> = []): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const field = fieldPath([...prefix, ...issue.path]) || 'input';
+    const message = messageFor(issue, field);
+    const list = (errors[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return errors;
+}

@@ -1,0 +1,20 @@
+import type { z } from 'zod';
+import type { Context } from '../graphql/context.js';
+import { type FieldErrors, invalid } from '../graphql/errors.js';
+import { fieldErrorsFrom } from './messages.js';
+
+/**
+ * Parses a resolver's input with its zod schema, the only place input rules live.
+ * Call it before any write: it throws when anything is wrong, so bad input changes nothing.
+ * Every problem is reported at once: zod's findings plus any wrong JSON types the
+ * REST adapter found before execution (a field with a wrong type reports only that).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, ctx: Context, ...checked: FieldErrors[]): z.output<S> {
+  const result = schema.safeParse(input ?? {});
+  const errors = result.success ? {} : fieldErrorsFrom(result.error.issues);
+  // Checks against the database (unknown ids, property keys) join the same map.
+  for (const more of checked) for (const [field, reasons] of Object.entries(more)) errors[field] ??= reasons;
+  Object.assign(errors, ctx.inputTypeErrors);
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  return result.data as z.output<S>;
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { isCalendarDate } from '../graphql/scalars.js';
+import { Messages } from './messages.js';
+
+/**
+ * Field rules shared by every resource's input schema. Inputs arrive with
+ * GraphQL's types already checked, so these are about values.
+ */
+
+/** A required text: present, not empty, at most `max` characters. */
+export const text = (max = 255) => z.string().trim().min(1).max(max);
+
+/** Long free text (notes, descriptions). */
+export const longText = () => z.string().max(10_000);
+
+export const email = () =>
+  z
+    .string()
+    .trim()
+    .max(254)
+    .pipe(z.email())
+    .transform((v) => v.toLowerCase());
+
+export const calendarDate = () => z.string().refine(isCalendarDate, { message: 'The :attribute field must be a valid date.' });
+
+export const currencyCode = () => z.string().regex(/^[A-Z]{3}$/, { message: 'The :attribute field must be a 3-letter ISO 4217 code in upper case.' });
+
+// Decimal columns hold these exactly on both databases: at most 4 decimal places and
+// below 10^11, so a value never needs more than 15 significant digits.
+const MAX_DECIMAL = 99_999_999_999.9999;
+const fourPlaces = (n: number) => Math.abs(n * 10_000 - Math.round(n * 10_000)) < 1e-6;
+
+/** Money and other exact amounts: a number >= `min`. */
+export const decimal = (min = 0, max = MAX_DECIMAL) =>
+  z
+    .number()
+    .min(min)
+    .max(max)
+    .refine(fourPlaces, { message: 'The :attribute field must have at most 4 decimal places.' });
+
+/** A percentage, 0..100. */
+export const percentage = () => decimal(0, 100);
+
+/** A list of ids: duplicates collapse; existence is checked against the workspace. */
+export const idList = () =>
+  z
+    .array(z.string().min(1).max(64))
+    .max(1000)
+    .transform((ids) => [...new Set(ids)]);
+
+export { Messages };

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
+
+let app: TestApp;
+let api: Client;
+beforeAll(async () => {
+  app = await startApp();
+  api = await newClient(app);
+});
+afterAll(() => app.close());
+
+describe('common REST rules', () => {
+  it('answers 401 without, with an unknown, or with a revoked key', async () => {
+    for (const headers of [{}, { 'X-Api-Key': 'sg_' + 'x'.repeat(40) }, { 'X-Api-Key': 'nonsense' }]) {
+      const res = await send(`${app.url}/api/v1/products`, 'GET', { headers });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+    }
+    const other = await newClient(app);
+    await app.database.prisma.apiKey.updateMany({ where: { workspaceId: other.workspaceId }, data: { revokedAt: new Date() } });
+    expect((await other.get('/products')).status).toBe(401);
+  });
+
+  it('answers unknown routes with 404 and wrong methods with 405 and Allow', async () => {
+    expect(await api.get('/nothing-here')).toMatchObject({ status: 404, body: { message: 'Not found.' } });
+    expect((await send(`${app.url}/elsewhere`, 'GET')).status).toBe(404);
+    const res = await api.request('PATCH', '/products');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
+    expect(res.body).toHaveProperty('message');
+    const del = await api.request('DELETE', '/contacts/upsert');
+    // /contacts/{id} also fits: DELETE looks for a contact whose id is "upsert".
+    expect(del.status).toBe(404);
+    expect(del.body).toEqual({ message: 'Contact not found.' });
+  });
+
+  it('refuses bodies that are not JSON objects', async () => {
+    const wrongType = await api.request('POST', '/products', { raw: '{"name":"x"}', headers: { 'Content-Type': 'text/plain' } });
+    expect(wrongType).toMatchObject({ status: 415 });
+    expect(wrongType.body).toHaveProperty('message');
+    const malformed = await api.request('POST', '/products', { raw: '{"name":', headers: { 'Content-Type': 'application/json' } });
+    expect(malformed).toMatchObject({ status: 400, body: { message: 'Malformed JSON body.' } });
+    const array = await api.request('POST', '/products', { raw: '[1,2]', headers: { 'Content-Type': 'application/json' } });
+    expect(array.status).toBe(422);
+    expect(array.body.errors).toEqual({ body: ['The body must be a JSON object.'] });
+    const huge = await api.request('POST', '/products', { raw: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }), headers: { 'Content-Type': 'application/json' } });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toHaveProperty('message');
+  });
+
+  it('turns huge strings and hostile values into 422, never 5xx', async () => {
+    const res = await api.post('/products', { name: 'x'.repeat(100_000), type: { $ne: 1 }, price: 1e308, currency: ['USD'], unit: null });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['currency', 'name', 'price', 'type', 'unit']);
+  });
+
+  it('echoes a request id or makes one', async () => {
+    const echoed = await api.request('GET', '/products', { headers: { 'X-Request-Id': 'abc-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const made = await api.get('/products');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await send(`${app.url}/nope`, 'GET')).headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('serves /healthz without a key', async () => {
+    const res = await send(`${app.url}/healthz`, 'GET');
+    expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+});
+
+describe('rate limiting', () => {
+  it('counts per key, sets headers, and answers 429 with Retry-After', async () => {
+    const limited = await startApp({ rateLimitPerMinute: 3 });
+    try {
+      const a = await newClient(limited);
+      const b = await newClient(limited);
+      const first = await a.get('/products');
+      expect(first.headers.get('x-ratelimit-limit')).toBe('3');
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+      await a.get('/products');
+      await a.get('/products');
+      const over = await a.get('/products');
+      expect(over.status).toBe(429);
+      expect(over.body).toEqual({ message: 'Too Many Attempts.' });
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      const gql = await a.graphql('{ products { total } }');
+      expect(gql.status).toBe(429);
+      expect(gql.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      expect((await b.get('/products')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

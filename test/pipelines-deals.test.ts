@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, type TestApp, countStatements, newClient, startApp } from './support/app.js';
+
+const PIPELINE_FIELDS = ['id', 'name', 'description', 'stages', 'created_at', 'updated_at'].sort();
+const STAGE_FIELDS = ['id', 'external_id', 'name', 'order', 'color', 'probability'].sort();
+const DEAL_FIELDS = ['id', 'name', 'estimated_value', 'currency', 'expected_close_date', 'stage', 'user', 'created_at', 'updated_at'].sort();
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+async function pipeline(api: Client, stages = ['Lead', 'Won']) {
+  const res = await api.post('/pipelines', { name: 'Sales', stages: stages.map((name) => ({ name })) });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+describe('pipelines', () => {
+  it('creates with stage defaults, ordered stages, and exactly the specified fields', async () => {
+    const api = await newClient(app);
+    const res = await api.post('/pipelines', { name: 'Sales', stages: [{ name: 'Lead' }, { name: 'Won', order: 10, color: '#00FF00', probability: 100 }] });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(PIPELINE_FIELDS);
+    expect(Object.keys(res.body.stages[0]).sort()).toEqual(STAGE_FIELDS);
+    expect(res.body.stages.map((s: any) => [s.name, s.order, s.color, s.probability])).toEqual([
+      ['Lead', 0, '#9CA3AF', 0],
+      ['Won', 10, '#00FF00', 100],
+    ]);
+    expect(res.body.stages[0].external_id).toMatch(/^[0-9A-Z]{26}$/);
+    const graph = await api.graphql('query($id: ID!) { pipeline(id: $id) { isDefault } }', { id: res.body.id });
+    expect(graph.body.data.pipeline.isDefault).toBe(true);
+  });
+
+  it('keeps one default pipeline', async () => {
+    const api = await newClient(app);
+    const first = await pipeline(api);
+    const second = (await api.post('/pipelines', { name: 'Second', is_default: true })).body;
+    const flags = async () =>
+      (await api.graphql('{ pipelines { data { id isDefault } } }')).body.data.pipelines.data.map((p: any) => [p.id, p.isDefault]);
+    expect(await flags()).toEqual([
+      [first.id, false],
+      [second.id, true],
+    ]);
+    await api.put(`/pipelines/${first.id}`, { is_default: true });
+    expect(await flags()).toEqual([
+      [first.id, true],
+      [second.id, false],
+    ]);
+  });
+
+  it('matches stages by external id, then by name; keeps ids; deletes the rest', async () => {
+    const api = await newClient(app);
+    const p = await pipeline(api, ['Lead', 'Qualified', 'Won']);
+    const [lead, qualified, won] = p.stages;
+    const res = await api.put(`/pipelines/${p.id}`, {
+      stages: [
+        { external_id: qualified.external_id, name: 'Qualified lead' },
+        { name: 'Lead', color: '#111111' },
+        { name: 'Proposal' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const stages = res.body.stages;
+    expect(stages.map((s: any) => s.name)).toEqual(['Qualified lead', 'Lead', 'Proposal']);
+    expect(stages[0]).toMatchObject({ id: qualified.id, external_id: qualified.external_id, order: 0 });
+    expect(stages[1]).toMatchObject({ id: lead.id, external_id: lead.external_id, color: '#111111', order: 1 });
+    expect([lead.id, qualified.id, won.id]).not.toContain(stages[2].id);
+    // Swapping names through external ids works despite the per-pipeline unique names.
+    const swapped = await api.put(`/pipelines/${p.id}`, {
+      stages: [
+        { external_id: qualified.external_id, name: 'Lead' },
+        { external_id: lead.external_id, name: 'Qualified lead' },
+      ],
+    });
+    expect(swapped.status).toBe(200);
+    expect(swapped.body.stages.map((s: any) => [s.id, s.name])).toEqual([
+      [qualified.id, 'Lead'],
+      [lead.id, 'Qualified lead'],
+    ]);
+  });
+
+  it('refuses to remove a stage holding deals, and changes nothing', async () => {
+    const api = await newClient(app);
+    const p = await pipeline(api, ['Lead', 'Won']);
+    const user = (await api.post('/users', { name: 'Owner', email: 'o@example.com' })).body;
+    await api.post('/deals', { name: 'D', deal_stage_external_id: p.stages[1].external_id, user_id: user.id });
+    const res = await api.put(`/pipelines/${p.id}`, { name: 'Renamed', stages: [{ name: 'Lead' }, { name: 'New' }] });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ message: 'The given data was invalid.', errors: { stages: ['The stage "Won" holds deals and cannot be removed.'] } });
+    expect((await api.get(`/pipelines/${p.id}`)).body).toEqual(p);
+    expect((await api.delete(`/pipelines/${p.id}`)).status).toBe(422);
+  });
+
+  it('reports item errors with dotted names', async () => {
+    const api = await newClient(app);
+    const res = await api.post('/pipelines', { name: 'X', stages: [{ name: 'A' }, { name: '' }, { name: 'A', probability: 101, color: 5 }] });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      'stages.1.name': ['The stages.1.name field is required.'],
+      'stages.2.name': ['The stages.2.name field has a duplicate value.'],
+      'stages.2.probability': ['The stages.2.probability field must not be greater than 100.'],
+      'stages.2.color': ['The stages.2.color field must be a string.'],
+    });
+    expect((await api.get('/pipelines')).body.total).toBe(0);
+  });
+});
+
+describe('deals', () => {
+  async function setup(api: Client) {
+    const p = await pipeline(api, ['Lead', 'Won']);
+    const user = (await api.post('/users', { name: 'Olive', email: 'olive@example.com' })).body;
+    const contact = (await api.post('/contacts', { first_name: 'C', email: 'c@example.com' })).body;
+    const product = (await api.post('/products', { name: 'P', type: 'product', price: 10, currency: 'USD', unit: 'unit' })).body;
+    return { p, user, contact, product };
+  }
+
+  it('creates with stage and user objects and the workspace currency', async () => {
+    const api = await newClient(app);
+    const { p, user, contact, product } = await setup(api);
+    const res = await api.post('/deals', {
+      name: 'Big deal',
+      estimated_value: 1500.25,
+      expected_close_date: '2026-12-31',
+      deal_stage_external_id: p.stages[0].external_id,
+      user_id: user.id,
+      contact_ids: [contact.id],
+      product_ids: [product.id, product.id],
+    });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(DEAL_FIELDS);
+    expect(res.body).toMatchObject({
+      name: 'Big deal',
+      estimated_value: 1500.25,
+      currency: 'USD',
+      expected_close_date: '2026-12-31',
+      stage: { id: p.stages[0].id, external_id: p.stages[0].external_id, name: 'Lead', pipeline_id: p.id, order: 0, color: '#9CA3AF', probability: 0 },
+      user: { id: user.id, name: 'Olive' },
+    });
+    expect(Object.keys(res.body.user).sort()).toEqual(['id', 'name']);
+    const graph = await api.graphql('query($id: ID!) { deal(id: $id) { contacts { id } products { id } stage { pipeline { id } } } }', { id: res.body.id });
+    expect(graph.body.data.deal).toEqual({ contacts: [{ id: contact.id }], products: [{ id: product.id }], stage: { pipeline: { id: p.id } } });
+  });
+
+  it('refuses unknown stages, users, contacts, products and bad dates, all at once', async () => {
+    const api = await newClient(app);
+    const other = await newClient(app);
+    const foreign = await setup(other);
+    const res = await api.post('/deals', {
+      name: 'X',
+      deal_stage_external_id: foreign.p.stages[0].external_id,
+      user_id: foreign.user.id,
+      contact_ids: ['nope'],
+      product_ids: [foreign.product.id],
+      expected_close_date: '2026-02-30',
+      estimated_value: -5,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      deal_stage_external_id: ['The selected deal stage external id is invalid.'],
+      user_id: ['The selected user id is invalid.'],
+      contact_ids: ['The selected contact ids is invalid.'],
+      product_ids: ['The selected product ids is invalid.'],
+      expected_close_date: ['The expected close date field must be a valid date.'],
+      estimated_value: ['The estimated value field must be at least 0.'],
+    });
+    const missing = await api.post('/deals', {});
+    expect(Object.keys(missing.body.errors).sort()).toEqual(['deal_stage_external_id', 'name', 'user_id']);
+    expect((await api.get('/deals')).body.total).toBe(0);
+  });
+
+  it('moves a deal between stages, updates partially, filters by pipeline and stage', async () => {
+    const api = await newClient(app);
+    const { p, user } = await setup(api);
+    const other = (await api.post('/pipelines', { name: 'Other', stages: [{ name: 'Only' }] })).body;
+    const deal = (await api.post('/deals', { name: 'D1', deal_stage_external_id: p.stages[0].external_id, user_id: user.id })).body;
+    await api.post('/deals', { name: 'D2', deal_stage_external_id: other.stages[0].external_id, user_id: user.id });
+    const moved = await api.put(`/deals/${deal.id}`, { deal_stage_external_id: p.stages[1].external_id, expected_close_date: null });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ name: 'D1', stage: { name: 'Won' }, expected_close_date: null, estimated_value: 0 });
+    expect((await api.get(`/deals?pipeline_id=${p.id}`)).body.data.map((d: any) => d.name)).toEqual(['D1']);
+    expect((await api.get(`/deals?deal_stage_external_id=${other.stages[0].external_id}`)).body.data.map((d: any) => d.name)).toEqual(['D2']);
+    expect((await api.get('/deals')).body.total).toBe(2);
+    const bad = await api.put(`/deals/${deal.id}`, { user_id: 'missing', name: null });
+    expect(bad.body.errors).toEqual({ user_id: ['The selected user id is invalid.'], name: ['The name field is required.'] });
+    expect((await api.get(`/deals/${deal.id}`)).body).toEqual(moved.body);
+  });
+
+  it('reads a page of 100 deals with stage, user, contacts and products in a fixed number of SQL statements', async () => {
+    const api = await newClient(app);
+    const { p, user, contact, product } = await setup(api);
+    for (let i = 0; i < 100; i++) {
+      await api.post('/deals', { name: `Deal ${i}`, deal_stage_external_id: p.stages[i % 2].external_id, user_id: user.id, contact_ids: [contact.id], product_ids: [product.id] });
+    }
+    const query = '{ deals(perPage: 100) { total data { id stage { name pipeline { name } } user { name } contacts { email } products { name } } } }';
+    let reply: any;
+    const statements = await countStatements(app, async () => {
+      reply = await api.graphql(query);
+    });
+    expect(reply.body.data.deals.data).toHaveLength(100);
+    expect(reply.body.data.deals.data[99]).toMatchObject({ stage: { name: 'Won', pipeline: { name: 'Sales' } }, user: { name: 'Olive' }, contacts: [{ email: 'c@example.com' }], products: [{ name: 'P' }] });
+    // key lookup, count, deals, stages, pipelines, users, contacts, products (+ join tables on some providers)
+    expect(statements).toBeLessThanOrEqual(10);
+    const rest = await countStatements(app, () => api.get('/deals?per_page=100'));
+    expect(rest).toBeLessThanOrEqual(6);
+  });
+});

@@ -1,0 +1,95 @@
+import { inject } from 'vitest';
+import { createKey } from '../../src/auth/api-keys.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { resolveDatabase } from '../../src/db/database-url.js';
+import { newId } from '../../src/db/ids.js';
+import { listen } from '../../src/serve.js';
+
+export interface TestApp {
+  url: string;
+  database: Database;
+  provider: 'sqlite' | 'postgresql';
+  close(): Promise<void>;
+}
+
+/** The real HTTP server on a free port, over this run's migrated database. */
+export async function startApp(options: { rateLimitPerMinute?: number } = {}): Promise<TestApp> {
+  const target = resolveDatabase(inject('databaseUrl'));
+  const database = await openDatabase(target);
+  const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000 });
+  return {
+    url: running.url,
+    database,
+    provider: target.provider,
+    async close() {
+      await running.close();
+      await database.close();
+    },
+  };
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface Client {
+  key: string;
+  workspaceId: string;
+  request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>>;
+  get<T = any>(path: string): Promise<Reply<T>>;
+  post<T = any>(path: string, body?: unknown): Promise<Reply<T>>;
+  put<T = any>(path: string, body?: unknown): Promise<Reply<T>>;
+  delete<T = any>(path: string): Promise<Reply<T>>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<Reply<T>>;
+}
+
+export async function send(url: string, method: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    // not JSON: the test sees the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** A fresh workspace with its own key, and a client that calls the API with it. */
+export async function newClient(app: TestApp, workspace = `ws-${newId()}`): Promise<Client> {
+  const created = await createKey(app.database.prisma, workspace, 'test');
+  const request = (method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}) =>
+    send(`${app.url}${path.startsWith('/graphql') ? '' : '/api/v1'}${path}`, method, { ...options, headers: { 'X-Api-Key': created.key, ...options.headers } });
+  return {
+    key: created.key,
+    workspaceId: created.workspaceId,
+    request,
+    get: (path) => request('GET', path),
+    post: (path, body) => request('POST', path, { body: body ?? {} }),
+    put: (path, body) => request('PUT', path, { body: body ?? {} }),
+    delete: (path) => request('DELETE', path),
+    graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
+  };
+}
+
+/** Counts the SQL statements sent while `fn` runs. */
+export async function countStatements(app: TestApp, fn: () => Promise<unknown>): Promise<number> {
+  let count = 0;
+  app.database.onStatement(() => {
+    count += 1;
+  });
+  try {
+    await fn();
+  } finally {
+    app.database.onStatement(undefined);
+  }
+  return count;
+}

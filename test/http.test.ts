@@ -11,7 +11,7 @@ afterAll(() => app.close());
 
 describe('common REST rules', () => {
   it('answers 401 without, with an unknown, or with a revoked key', async () => {
-    for (const headers of [{}, { 'X-Api-Key': 'sg_' + 'x'.repeat(40) }, { 'X-Api-Key': 'nonsense' }]) {
+    for (const headers of [{}, { 'X-Api-Key': `sg_${'x'.repeat(40)}` }, { 'X-Api-Key': 'nonsense' }] as Record<string, string>[]) {
       const res = await send(`${app.url}/api/v1/products`, 'GET', { headers });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: 'Unauthenticated.' });

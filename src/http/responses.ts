@@ -39,11 +39,24 @@ export async function readJsonBody(request: Request): Promise<BodyResult> {
   }
 }
 
-/** Structured log lines on stderr: no keys, no stack traces, no SQL. */
+/**
+ * Structured log lines on stderr: no keys, no stack traces, no SQL (database
+ * errors are logged by name and code only; their messages can quote SQL).
+ */
 export function logError(requestId: string, error: unknown, where: string): void {
-  const e = error as { name?: string; code?: unknown; originalError?: { name?: string; code?: unknown } };
+  const e = error as { name?: string; message?: string; code?: unknown; originalError?: { name?: string; message?: string; code?: unknown } };
   const origin = e?.originalError ?? e;
+  const name = origin?.name ?? 'Error';
+  const fromDatabase = name.startsWith('Prisma') || typeof origin?.code === 'string';
   process.stderr.write(
-    `${JSON.stringify({ level: 'error', time: new Date().toISOString(), request_id: requestId, where, error: origin?.name ?? 'Error', code: typeof origin?.code === 'string' ? origin.code : undefined })}\n`,
+    `${JSON.stringify({
+      level: 'error',
+      time: new Date().toISOString(),
+      request_id: requestId,
+      where,
+      error: name,
+      code: typeof origin?.code === 'string' ? origin.code : undefined,
+      message: fromDatabase ? undefined : origin?.message?.slice(0, 200),
+    })}\n`,
   );
 }

@@ -1,11 +1,15 @@
 import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, parse, validate, visit } from 'graphql';
 import { snakeCase } from '../validation/messages.js';
 
-/** Adds a snake_case alias to every camelCase field, so results read as the wire's names. */
+/**
+ * Adds a snake_case alias to every camelCase field below the operation's root field,
+ * so results read as the wire's names (the root field is unwrapped, so it keeps its name).
+ */
 export function withSnakeCaseAliases(document: DocumentNode): DocumentNode {
   return visit(document, {
-    Field(node) {
-      if (node.alias || !/[A-Z]/.test(node.name.value)) return undefined;
+    Field(node, _key, _parent, _path, ancestors) {
+      const root = (ancestors.at(-2) as { kind?: string } | undefined)?.kind === Kind.OPERATION_DEFINITION;
+      if (root || node.alias || !/[A-Z]/.test(node.name.value)) return undefined;
       return { ...node, alias: { kind: Kind.NAME, value: snakeCase(node.name.value) } };
     },
   });

@@ -50,7 +50,7 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined || issue.input === null) return Messages.required(field);
-      return Messages.type(field, issue.expected === 'int' ? 'int' : String(issue.expected));
+      return Messages.type(field, issue.expected === 'record' ? 'object' : String(issue.expected));
     case 'too_small':
       if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? Messages.required(field) : Messages.minChars(field, Number(issue.minimum));
       if (issue.origin === 'array' || issue.origin === 'set') return Messages.minItems(field, issue.minimum);

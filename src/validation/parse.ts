@@ -10,7 +10,8 @@ import { fieldErrorsFrom } from './messages.js';
  * REST adapter found before execution (a field with a wrong type reports only that).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, ctx: Context, ...checked: FieldErrors[]): z.output<S> {
-  const result = schema.safeParse(input ?? {});
+  // reportInput tells a missing or null value ("required") from a wrong one.
+  const result = schema.safeParse(input ?? {}, { reportInput: true });
   const errors = result.success ? {} : fieldErrorsFrom(result.error.issues);
   // Checks against the database (unknown ids, property keys) join the same map.
   for (const more of checked) for (const [field, reasons] of Object.entries(more)) errors[field] ??= reasons;

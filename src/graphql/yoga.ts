@@ -31,7 +31,14 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     batching: { limit: 10 },
     plugins: [headersPlugin],
     async context({ request, requestId }) {
-      const admission = await gate(request, requestId);
+      let admission: Awaited<ReturnType<Gate>>;
+      try {
+        admission = await gate(request, requestId);
+      } catch (error) {
+        // Nothing ran: the request as a whole failed, so HTTP says 500 too.
+        logError(requestId, error, 'graphql context');
+        throw new GraphQLError('Server error.', { extensions: { code: ErrorCode.Internal, http: { status: 500 } } });
+      }
       gateHeaders.set(request, admission.headers);
       if (admission.ok) return admission.context;
       if (admission.status === 429) throw rateLimited(Number(admission.headers['Retry-After'] ?? 60));

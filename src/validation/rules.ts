@@ -49,3 +49,9 @@ export const idList = () =>
     .transform((ids) => [...new Set(ids)]);
 
 export { Messages };
+
+/**
+ * For cross-field refinements: run even when some field already failed, so every
+ * violated field is reported (zod skips refinements after a failure by default).
+ */
+export const evenAfterFailures = { when: () => true };

@@ -13,8 +13,8 @@ export interface TestApp {
 }
 
 /** The real HTTP server on a free port, over this run's migrated database. */
-export async function startApp(options: { rateLimitPerMinute?: number } = {}): Promise<TestApp> {
-  const target = resolveDatabase(inject('databaseUrl'));
+export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string } = {}): Promise<TestApp> {
+  const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
   const database = await openDatabase(target);
   const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000 });
   return {

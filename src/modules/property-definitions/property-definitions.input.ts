@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageRules } from '../../graphql/pagination.js';
-import { text } from '../../validation/rules.js';
+import { evenAfterFailures, text } from '../../validation/rules.js';
 
 export const PROPERTY_OBJECTS = ['contact', 'deal'] as const;
 export const PROPERTY_TYPES = ['string', 'number', 'boolean', 'date', 'enum'] as const;
@@ -16,12 +16,17 @@ const fields = {
   isActive: z.boolean(),
 };
 
-const optionsRule = <T extends { type?: PropertyType; options?: string[] }>(v: T, ctx: z.RefinementCtx) => {
-  if (v.type === 'enum' && (!v.options || v.options.length === 0)) ctx.addIssue({ code: 'custom', path: ['options'], message: 'The :attribute field is required when type is enum.' });
-  if (v.options && new Set(v.options).size !== v.options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'The :attribute field has a duplicate value.' });
+/** Enum definitions need options; options never repeat. (Values may be unparsed here: see evenAfterFailures.) */
+const optionsRule = (v: { type?: PropertyType; options?: unknown }, ctx: z.RefinementCtx) => {
+  const options = Array.isArray(v.options) ? v.options : undefined;
+  if (v.type === 'enum' && (!options || options.length === 0)) ctx.addIssue({ code: 'custom', path: ['options'], message: 'The :attribute field is required when type is enum.' });
+  if (options && new Set(options).size !== options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'The :attribute field has a duplicate value.' });
 };
 
-export const CreatePropertyDefinitionInput = z.object(fields).partial({ options: true, isActive: true }).superRefine(optionsRule);
+export const CreatePropertyDefinitionInput = z
+  .object(fields)
+  .partial({ options: true, isActive: true })
+  .superRefine(optionsRule, evenAfterFailures);
 
 /** `object` and `key` name stored values, so they never change; `type` changes are checked against the stored options. */
 export const UpdatePropertyDefinitionInput = z.object({ label: fields.label, type: fields.type, options: fields.options, isActive: fields.isActive }).partial();

@@ -5,6 +5,7 @@ import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
+import { evenAfterFailures } from '../../validation/rules.js';
 import {
   CreatePropertyDefinitionInput,
   PROPERTY_OBJECTS,
@@ -86,8 +87,9 @@ builder.mutationFields((t) => ({
       if (!existing) throw notFound('Property definition');
       // The options rule applies to the definition as it will be, sent fields over stored ones.
       const data = parseInput(
-        UpdatePropertyDefinitionInput.superRefine((v, refine) =>
-          optionsRule({ type: v.type ?? (existing.type as PropertyType), options: v.options ?? (existing.options as string[]) }, refine),
+        UpdatePropertyDefinitionInput.superRefine(
+          (v, refine) => optionsRule({ type: v.type ?? (existing.type as PropertyType), options: v.options ?? (existing.options as string[]) }, refine),
+          evenAfterFailures,
         ),
         input,
         ctx,

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from './support/app.js';
+import { freshDatabase } from './support/fresh-database.js';
+
+const TSX = ['node_modules/.bin/tsx'];
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(TSX[0]!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+}
+
+/** Starts `src/main.ts` and waits for its "listening" line. */
+async function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(TSX[0]!, ['src/main.ts'], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      output += d;
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr!.on('data', (d) => (output += d));
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+  });
+  return { child, url, output: () => output };
+}
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(() => db.drop());
+
+describe('the service process', () => {
+  it('migrates, creates a workspace and prints its key once, serves, and stops cleanly on SIGTERM', async () => {
+    const first = await start({ DATABASE_URL: db.url, RATE_LIMIT_PER_MINUTE: '0' });
+    const key = /\b(sg_[0-9A-Za-z]{32,})\b/.exec(first.output())?.[1];
+    expect(key).toBeDefined();
+    expect((await send(`${first.url}/healthz`, 'GET')).body).toEqual({ status: 'ok' });
+    const listed = await send(`${first.url}/api/v1/products`, 'GET', { headers: { 'X-Api-Key': key! } });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-ratelimit-limit')).toBeNull();
+    first.child.kill('SIGTERM');
+    expect((await once(first.child, 'exit'))[0]).toBe(0);
+
+    const second = await start({ DATABASE_URL: db.url });
+    expect(second.output()).not.toMatch(/sg_[0-9A-Za-z]{32,}/);
+    second.child.kill('SIGTERM');
+    expect((await once(second.child, 'exit'))[0]).toBe(0);
+  });
+
+  it('manages keys from the command line', async () => {
+    const env = { DATABASE_URL: db.url };
+    const created = await run(['src/cli.ts', 'keys', 'create', '--workspace', 'cli-test', '--name', 'ci', '--json'], env);
+    expect(created.code).toBe(0);
+    const lines = created.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const parsed = JSON.parse(lines[0]!);
+    expect(Object.keys(parsed).sort()).toEqual(['key', 'workspace_id']);
+    expect(parsed.key).toMatch(/^sg_[0-9A-Za-z]{32,}$/);
+
+    const again = JSON.parse((await run(['src/cli.ts', 'keys', 'create', '--workspace', 'cli-test', '--json'], env)).stdout);
+    expect(again.workspace_id).toBe(parsed.workspace_id);
+
+    const listed = await run(['src/cli.ts', 'keys', 'list', '--workspace', 'cli-test'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(2);
+    expect(listed.stdout).toContain(parsed.key.slice(0, 11));
+    expect(listed.stdout).not.toContain(parsed.key);
+
+    const server = await start(env);
+    try {
+      const call = () => send(`${server.url}/api/v1/contacts`, 'GET', { headers: { 'X-Api-Key': parsed.key } });
+      expect((await call()).status).toBe(200);
+      const revoked = await run(['src/cli.ts', 'keys', 'revoke', parsed.key.slice(0, 11)], env);
+      expect(revoked.code).toBe(0);
+      expect((await call()).status).toBe(401);
+      expect((await send(`${server.url}/api/v1/contacts`, 'GET', { headers: { 'X-Api-Key': again.key } })).status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+    expect((await run(['src/cli.ts', 'keys', 'revoke', 'sg_nothing'], env)).code).toBe(1);
+    expect((await run(['src/cli.ts', 'migrate'], env)).code).toBe(0);
+  });
+});

@@ -5,7 +5,7 @@ import type { Database } from './db/client.js';
 import { restRoutes, schema } from './graphql/schema.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createGate } from './http/gate.js';
-import { errorBody, json, logError } from './http/responses.js';
+import { MAX_BODY_BYTES, errorBody, json, logError } from './http/responses.js';
 import { createRestAdapter } from './rest/adapter.js';
 
 /** A client's request id is echoed when it is short plain text; otherwise one is made. */
@@ -23,6 +23,12 @@ async function health(database: Database): Promise<Response> {
   }
 }
 
+/** The 1 MiB body limit, for /graphql too (the REST adapter also counts streamed bytes). */
+function tooLarge(request: Request): Response | undefined {
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return json(413, errorBody('Payload too large.'));
+  return undefined;
+}
+
 /** One handler for everything: /healthz, /graphql and /api/v1. */
 export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>) {
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
@@ -35,7 +41,7 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     try {
       const path = new URL(request.url).pathname;
       if (path === '/healthz') response = await health(database);
-      else if (path === '/graphql') response = await yoga.handleRequest(request, { requestId });
+      else if (path === '/graphql') response = tooLarge(request) ?? (await yoga.handleRequest(request, { requestId }));
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {

@@ -41,6 +41,16 @@ describe('GraphQL', () => {
     expect((await api.graphql(`{ ${aliases} }`)).body.errors[0].message).toMatch(/aliases/);
   });
 
+  it('caps batches at 10 operations and bodies at 1 MiB', async () => {
+    const batch = (n: number) => api.request('POST', '/graphql', { body: Array.from({ length: n }, () => ({ query: '{ products { total } }' })) });
+    const ten = await batch(10);
+    expect(ten.status).toBe(200);
+    expect(ten.body).toHaveLength(10);
+    expect((await batch(11)).status).toBeGreaterThanOrEqual(400);
+    const huge = await api.request('POST', '/graphql', { body: { query: `{ products { total } } # ${'x'.repeat(1024 * 1024)}` } });
+    expect(huge.status).toBe(413);
+  });
+
   it('reports per-page limits as BAD_USER_INPUT with the field map', async () => {
     const res = await api.graphql('{ products(perPage: 500) { total } }');
     expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { per_page: ['The per page field must not be greater than 100.'] } });

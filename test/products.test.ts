@@ -44,7 +44,7 @@ describe('products', () => {
         name: ['The name field must be a string.'],
         type: ['The selected type is invalid.'],
         price: ['The price field must be at least 0.'],
-        currency: ['The currency field must be a 3-letter ISO 4217 code in upper case.'],
+        currency: ['The currency field must be an ISO 4217 currency code in upper case.'],
         unit: ['The unit field is required.'],
         tax_rate: ['The tax rate field must not be greater than 100.'],
         is_active: ['The is active field must be true or false.'],
@@ -52,6 +52,11 @@ describe('products', () => {
     });
     const after = await api.get('/products?per_page=100');
     expect(after.body.total).toBe(before.body.total);
+  });
+
+  it('accepts only real ISO 4217 currency codes', async () => {
+    expect((await api.post('/products', { ...valid, currency: 'XYZ' })).body.errors).toEqual({ currency: ['The currency field must be an ISO 4217 currency code in upper case.'] });
+    expect((await api.post('/products', { ...valid, currency: 'JPY' })).status).toBe(201);
   });
 
   it('requires the create fields', async () => {

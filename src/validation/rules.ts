@@ -23,7 +23,12 @@ export const email = () =>
 
 export const calendarDate = () => z.string().refine(isCalendarDate, { message: 'The :attribute field must be a valid date.' });
 
-export const currencyCode = () => z.string().regex(/^[A-Z]{3}$/, { message: 'The :attribute field must be a 3-letter ISO 4217 code in upper case.' });
+// The ISO 4217 codes the runtime's ICU knows (current ones; no hand-kept list to go stale).
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** An ISO 4217 currency code in upper case, e.g. `USD`. */
+export const currencyCode = () =>
+  z.string().refine((v) => /^[A-Z]{3}$/.test(v) && CURRENCIES.has(v), { message: 'The :attribute field must be an ISO 4217 currency code in upper case.' });
 
 // Decimal columns hold these exactly on both databases: at most 4 decimal places and
 // below 10^11, so a value never needs more than 15 significant digits.

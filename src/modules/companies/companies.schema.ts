@@ -1,5 +1,6 @@
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { unknownIds } from '../../validation/ids.js';
@@ -37,7 +38,7 @@ builder.queryFields((t) => ({
   company: t.prismaField({
     type: Company,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) => (await ctx.db.company.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Company')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.company.findUnique({ ...query, where: { id } }), 'Company'),
   }),
   companies: t.field({
     type: CompanyPage,
@@ -76,10 +77,6 @@ builder.mutationFields((t) => ({
   }),
   deleteCompany: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const { count } = await ctx.db.company.deleteMany({ where: { id } });
-      if (count === 0) throw notFound('Company');
-      return id;
-    },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.company, id, 'Company'),
   }),
 }));

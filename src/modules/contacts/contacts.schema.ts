@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
@@ -96,7 +97,7 @@ builder.queryFields((t) => ({
   contact: t.prismaField({
     type: Contact,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) => (await ctx.db.contact.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Contact')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.contact.findUnique({ ...query, where: { id } }), 'Contact'),
   }),
   contacts: t.field({
     type: ContactPage,
@@ -141,10 +142,6 @@ builder.mutationFields((t) => ({
   }),
   deleteContact: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const { count } = await ctx.db.contact.deleteMany({ where: { id } });
-      if (count === 0) throw notFound('Contact');
-      return id;
-    },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.contact, id, 'Contact'),
   }),
 }));

@@ -1,5 +1,6 @@
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
 import { notFound } from '../../graphql/errors.js';
@@ -72,7 +73,7 @@ builder.queryFields((t) => ({
   deal: t.prismaField({
     type: Deal,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) => (await ctx.db.deal.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Deal')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.deal.findUnique({ ...query, where: { id } }), 'Deal'),
   }),
   deals: t.field({
     type: DealPage,
@@ -129,10 +130,6 @@ builder.mutationFields((t) => ({
   }),
   deleteDeal: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const { count } = await ctx.db.deal.deleteMany({ where: { id } });
-      if (count === 0) throw notFound('Deal');
-      return id;
-    },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.deal, id, 'Deal'),
   }),
 }));

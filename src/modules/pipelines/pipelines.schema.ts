@@ -1,6 +1,7 @@
 import { newId } from '../../db/ids.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalid, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
@@ -100,7 +101,7 @@ builder.queryFields((t) => ({
   pipeline: t.prismaField({
     type: Pipeline,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) => (await ctx.db.pipeline.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Pipeline')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.pipeline.findUnique({ ...query, where: { id } }), 'Pipeline'),
   }),
   pipelines: t.field({
     type: PipelinePage,

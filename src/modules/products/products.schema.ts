@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -62,7 +63,7 @@ builder.queryFields((t) => ({
   product: t.prismaField({
     type: Product,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) => (await ctx.db.product.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Product')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.product.findUnique({ ...query, where: { id } }), 'Product'),
   }),
   products: t.field({
     type: ProductPage,
@@ -99,10 +100,6 @@ builder.mutationFields((t) => ({
   }),
   deleteProduct: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const { count } = await ctx.db.product.deleteMany({ where: { id } });
-      if (count === 0) throw notFound('Product');
-      return id;
-    },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.product, id, 'Product'),
   }),
 }));

@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { Messages } from '../../validation/messages.js';
@@ -56,8 +57,7 @@ builder.queryFields((t) => ({
   propertyDefinition: t.prismaField({
     type: PropertyDefinition,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) =>
-      (await ctx.db.propertyDefinition.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('Property definition')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.propertyDefinition.findUnique({ ...query, where: { id } }), 'Property definition'),
   }),
   propertyDefinitions: t.field({
     type: PropertyDefinitionPage,
@@ -101,11 +101,7 @@ builder.mutationFields((t) => ({
   }),
   deletePropertyDefinition: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const { count } = await ctx.db.propertyDefinition.deleteMany({ where: { id } });
-      if (count === 0) throw notFound('Property definition');
-      return id;
-    },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.propertyDefinition, id, 'Property definition'),
   }),
 }));
 

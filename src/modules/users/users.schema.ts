@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { orNotFound } from '../../graphql/records.js';
 import { invalid, invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { Messages } from '../../validation/messages.js';
@@ -34,7 +35,7 @@ builder.queryFields((t) => ({
   user: t.prismaField({
     type: User,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, { id }, ctx) => (await ctx.db.user.findUnique({ ...query, where: { id } })) ?? Promise.reject(notFound('User')),
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.user.findUnique({ ...query, where: { id } }), 'User'),
   }),
   users: t.field({
     type: UserPage,

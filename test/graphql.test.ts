@@ -56,3 +56,37 @@ describe('GraphQL', () => {
     expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { per_page: ['The per page field must not be greater than 100.'] } });
   });
 });
+
+describe('GraphQL over the CRM core', () => {
+  it('creates and upserts contacts with the same rules and field map as REST', async () => {
+    const gql = await newClient(app);
+    const bad = await gql.graphql('mutation { createContact(input: { firstName: "A", email: "nope", properties: { ghost: 1 } }) { id } }');
+    expect(bad.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      errors: { email: ['The email field must be a valid email address.'], 'properties.ghost': ['The properties.ghost field is not an active contact property.'] },
+    });
+    const upsert = 'mutation($i: ContactInput!) { upsertContact(input: $i) { created contact { id firstName email } } }';
+    const first = await gql.graphql(upsert, { i: { firstName: 'Ann', email: 'ANN@example.com' } });
+    expect(first.body.data.upsertContact).toMatchObject({ created: true, contact: { firstName: 'Ann', email: 'ann@example.com' } });
+    const second = await gql.graphql(upsert, { i: { firstName: 'Anna', email: 'ann@example.com' } });
+    expect(second.body.data.upsertContact).toEqual({ created: false, contact: { ...first.body.data.upsertContact.contact, firstName: 'Anna' } });
+  });
+
+  it('navigates pipelines, stages and deals both ways and keeps workspaces apart', async () => {
+    const gql = await newClient(app);
+    const stranger = await newClient(app);
+    const pipeline = await gql.graphql('mutation { createPipeline(input: { name: "P", stages: [{ name: "A" }, { name: "B", probability: 50 }] }) { id isDefault stages { externalId name probability } } }');
+    const p = pipeline.body.data.createPipeline;
+    expect(p).toMatchObject({ isDefault: true, stages: [{ name: 'A', probability: 0 }, { name: 'B', probability: 50 }] });
+    const user = (await gql.graphql('mutation { createUser(input: { name: "O", email: "o@example.com" }) { id } }')).body.data.createUser;
+    const deal = await gql.graphql('mutation($i: DealInput!) { createDeal(input: $i) { id currency stage { name pipeline { id } deals { name } } user { deals { name } } } }', {
+      i: { name: 'D', dealStageExternalId: p.stages[1].externalId, userId: user.id, estimatedValue: 10.5 },
+    });
+    expect(deal.body.data.createDeal).toMatchObject({ currency: 'USD', stage: { name: 'B', pipeline: { id: p.id }, deals: [{ name: 'D' }] }, user: { deals: [{ name: 'D' }] } });
+    const foreign = await stranger.graphql('query($id: ID!) { deal(id: $id) { id } }', { id: deal.body.data.createDeal.id });
+    expect(foreign.body.errors[0]).toMatchObject({ message: 'Deal not found.', extensions: { code: 'NOT_FOUND' } });
+    expect((await stranger.graphql('{ deals { total } pipelines { total } }')).body.data).toEqual({ deals: { total: 0 }, pipelines: { total: 0 } });
+    const blocked = await gql.graphql('mutation($id: ID!) { updatePipeline(id: $id, input: { stages: [{ name: "A" }] }) { id } }', { id: p.id });
+    expect(blocked.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { stages: ['The stage "B" holds deals and cannot be removed.'] } });
+  });
+});

@@ -39,6 +39,15 @@ describe('GraphQL', () => {
     expect(deep.body.errors[0].message).toMatch(/too deep/);
     const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: products { total }`).join(' ');
     expect((await api.graphql(`{ ${aliases} }`)).body.errors[0].message).toMatch(/aliases/);
+    // Fragments are counted where they are spread: they hide neither depth nor cost.
+    const hidden = await api.graphql(
+      'query { deals { data { ...A } } } fragment A on Deal { stage { pipeline { stages { deals { ...B } } } } } fragment B on Deal { stage { pipeline { stages { deals { id } } } } }',
+    );
+    expect(hidden.body.errors[0].message).toMatch(/too deep/);
+    const wide = Array.from({ length: 30 }, (_, i) => `f${i}: products { ...P }`).join(' ');
+    const fields = Array.from({ length: 40 }, () => 'id').join(' ');
+    const costly = await api.graphql(`{ ${wide} } fragment P on ProductPage { data { ${fields} name sku price cost currency unit } }`);
+    expect(costly.body.errors[0].message).toMatch(/too costly/);
   });
 
   it('caps batches at 10 operations and bodies at 1 MiB', async () => {

@@ -1,7 +1,10 @@
-/** JSON responses with the headers every response carries. */
+import { STATUS_CODES } from 'node:http';
+
+/** JSON responses (with the reason phrase HTTP/1.1 clients show beside the status). */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  if (status === 204) return new Response(null, { status, headers });
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } });
+  const statusText = STATUS_CODES[status] ?? '';
+  if (status === 204) return new Response(null, { status, statusText, headers });
+  return new Response(JSON.stringify(body), { status, statusText, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } });
 }
 
 export const errorBody = (message: string) => ({ message });

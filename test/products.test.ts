@@ -101,7 +101,8 @@ describe('products', () => {
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ current_page: 2, per_page: 2, total: 4, last_page: 2 });
     expect(page.body.data.map((p: any) => p.name)).toEqual(['Widget 2', 'Gizmo']);
-    expect((await own.get('/products?page=9')).body).toMatchObject({ current_page: 9, total: 4, data: [] });
+    expect((await own.get('/products?page=9')).body).toMatchObject({ current_page: 9, total: 4, last_page: 1, data: [] });
+    expect((await own.get('/products?page=2000000000')).body).toMatchObject({ current_page: 2000000000, total: 4, data: [] });
     expect((await own.get('/products?is_active=false')).body.data.map((p: any) => p.name)).toEqual(['Gizmo']);
     expect((await own.get('/products?type=product')).body.total).toBe(3);
     expect((await own.get('/products?search=wIdGeT%201')).body.data.map((p: any) => p.name)).toEqual(['Widget 1']);

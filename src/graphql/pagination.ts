@@ -8,7 +8,7 @@ export const MAX_PER_PAGE = 100;
 
 /** `page` and `per_page` rules, merged into every list's argument schema. */
 export const pageRules = {
-  page: z.number().int().min(1).max(1_000_000).default(1),
+  page: z.number().int().min(1).default(1),
   perPage: z.number().int().min(1).max(MAX_PER_PAGE).default(15),
 };
 

@@ -1,6 +1,7 @@
 import { getNamedType, isInputObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restRoutes, schema } from '../src/graphql/schema.js';
+import { schema } from '../src/graphql/schema.js';
+import { restRoutes } from '../src/modules/index.js';
 import { compileDocument } from '../src/rest/documents.js';
 import { snakeCase } from '../src/validation/messages.js';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';

@@ -94,10 +94,6 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
     const context: Context = { ...admission.context, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
-    // Reads have no input rules to merge with, so their type errors answer at once.
-    if (context.inputTypeErrors && route.compiled.operation.operation === 'query') {
-      return unprocessable(invalid(context.inputTypeErrors), headers);
-    }
 
     let result: ExecutionResult;
     try {
@@ -112,6 +108,8 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       return json(500, errorBody('Server error.'), headers);
     }
     if (result.errors?.length) return errorResponse(result.errors[0]!, headers, requestId, route);
+    // Resolvers report type errors through parseInput; one that takes no input still must not succeed.
+    if (context.inputTypeErrors) return unprocessable(invalid(context.inputTypeErrors), headers);
 
     const data = result.data as Record<string, unknown>;
     const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));

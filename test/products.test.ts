@@ -32,6 +32,10 @@ describe('products', () => {
     expect(res.status).toBe(201);
     const got = await api.get(`/products/${res.body.id}`);
     expect(got.body).toMatchObject({ price: 0.1, cost: 1234567.8912, tax_rate: 12.5 });
+    const largest = await api.post('/products', { ...valid, price: 99999999999.9999 });
+    expect((await api.get(`/products/${largest.body.id}`)).body.price).toBe(99999999999.9999);
+    expect((await api.post('/products', { ...valid, price: 1.23456 })).body.errors).toEqual({ price: ['The price field must have at most 4 decimal places.'] });
+    expect((await api.post('/products', { ...valid, price: 1e12 })).body.errors).toEqual({ price: ['The price field must not be greater than 99999999999.9999.'] });
   });
 
   it('reports every invalid field, wrong JSON types included, and creates nothing', async () => {

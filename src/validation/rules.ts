@@ -33,7 +33,13 @@ export const currencyCode = () =>
 // Decimal columns hold these exactly on both databases: at most 4 decimal places and
 // below 10^11, so a value never needs more than 15 significant digits.
 const MAX_DECIMAL = 99_999_999_999.9999;
-const fourPlaces = (n: number) => Math.abs(n * 10_000 - Math.round(n * 10_000)) < 1e-6;
+// Decimal places as written: JSON numbers arrive as the shortest text that reads back
+// as the same double, which is the text the client sent.
+const decimalPlaces = (n: number) => {
+  const [mantissa = '', exponent = '0'] = String(n).split('e');
+  return Math.max(0, (mantissa.split('.')[1]?.length ?? 0) - Number(exponent));
+};
+const fourPlaces = (n: number) => decimalPlaces(n) <= 4;
 
 /** Money and other exact amounts: a number >= `min`. */
 export const decimal = (min = 0, max = MAX_DECIMAL) =>

@@ -43,6 +43,7 @@ export default defineConfig(async () => {
     },
     test: {
       globalSetup: ['test/support/global-setup.ts'],
+      reporters: ['default', './test/support/summary-reporter.ts'],
       testTimeout: 30_000,
       hookTimeout: 120_000,
       pool: 'forks',

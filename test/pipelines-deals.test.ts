@@ -67,6 +67,11 @@ describe('pipelines', () => {
     expect(stages[0]).toMatchObject({ id: qualified.id, external_id: qualified.external_id, order: 0 });
     expect(stages[1]).toMatchObject({ id: lead.id, external_id: lead.external_id, color: '#111111', order: 1 });
     expect([lead.id, qualified.id, won.id]).not.toContain(stages[2].id);
+    // An external id that names no stage of this pipeline falls back to the name.
+    const fallback = await api.put(`/pipelines/${p.id}`, {
+      stages: [...stages.slice(0, 2).map((s: any) => ({ external_id: s.external_id, name: s.name })), { external_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', name: 'Proposal' }],
+    });
+    expect(fallback.body.stages.map((s: any) => s.id)).toEqual(stages.map((s: any) => s.id));
     // Swapping names through external ids works despite the per-pipeline unique names.
     const swapped = await api.put(`/pipelines/${p.id}`, {
       stages: [

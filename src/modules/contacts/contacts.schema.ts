@@ -1,9 +1,10 @@
+import type { z } from 'zod';
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
-import { invalidField, notFound } from '../../graphql/errors.js';
+import { invalidField } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { unknownIds } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
@@ -56,42 +57,46 @@ const UpsertContactPayload = builder.objectRef<{ created: boolean; contact: type
 const emailTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('email', Messages.taken('email')) : error);
 
 type ContactInputShape = typeof ContactInput.$inferInput;
+type ContactRow = NonNullable<Awaited<ReturnType<Context['db']['contact']['findUnique']>>>;
 
-/** Database checks for a contact input: company ids and property keys/values. */
-const checks = (ctx: Context, input: ContactInputShape) =>
-  Promise.all([unknownIds(ctx.db.company, input.companyIds, 'company_ids'), propertyErrors(ctx, 'contact', input.properties)]);
+/** Parses a contact input against its rules and the database (company ids, property keys and values). */
+async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S): Promise<z.output<S>> {
+  const checked = await Promise.all([unknownIds(ctx.db.company, input.companyIds, 'company_ids'), propertyErrors(ctx, 'contact', input.properties)]);
+  return parseInput(schema, input, ctx, ...checked);
+}
 
-async function createContact(ctx: Context, input: ContactInputShape, query: object = {}) {
-  const { companyIds, properties, ...data } = parseInput(CreateContactInput, input, ctx, ...(await checks(ctx, input)));
+function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>, query: object = {}) {
+  const { companyIds, properties, ...data } = valid;
+  const lastName = data.lastName ?? null;
   return ctx.db.contact.create({
     ...query,
     data: {
       ...data,
       ...newRow(ctx.workspace.id),
-      lastName: data.lastName ?? null,
+      lastName,
       properties: mergeProperties({}, properties),
-      search: contactSearchText({ ...data, lastName: data.lastName ?? null }),
+      search: contactSearchText({ ...data, lastName }),
       companies: companyIds ? { connect: companyIds.map((id) => ({ id })) } : undefined,
     },
   });
 }
 
-async function updateContact(ctx: Context, id: string, input: ContactInputShape, schema: typeof UpdateContactInput | typeof UpsertContactInput, query: object = {}) {
-  const existing = await ctx.db.contact.findUnique({ where: { id } });
-  if (!existing) throw notFound('Contact');
-  const { companyIds, properties, ...data } = parseInput(schema, input, ctx, ...(await checks(ctx, input)));
-  const next = { ...existing, ...data };
+/** A partial update: only sent fields change; properties merge; company ids replace the set. */
+function applyToContact(ctx: Context, existing: ContactRow, valid: z.output<typeof UpdateContactInput>, query: object = {}) {
+  const { companyIds, properties, ...data } = valid;
   return ctx.db.contact.update({
     ...query,
-    where: { id },
+    where: { id: existing.id },
     data: {
       ...data,
       properties: properties === undefined ? undefined : mergeProperties(existing.properties, properties),
-      search: contactSearchText(next),
-      companies: companyIds ? { set: companyIds.map((cid) => ({ id: cid })) } : undefined,
+      search: contactSearchText({ ...existing, ...data }),
+      companies: companyIds ? { set: companyIds.map((id) => ({ id })) } : undefined,
     },
   });
 }
+
+const byEmail = (ctx: Context, email: string) => ctx.db.contact.findUnique({ where: { workspaceId_email: { workspaceId: ctx.workspace.id, email } } });
 
 builder.queryFields((t) => ({
   contact: t.prismaField({
@@ -114,29 +119,34 @@ builder.mutationFields((t) => ({
   createContact: t.prismaField({
     type: Contact,
     args: { input: t.arg({ type: ContactInput, required: true }) },
-    resolve: (query, _root, { input }, ctx) => createContact(ctx, input, query).catch((e) => Promise.reject(emailTaken(e))),
+    resolve: async (query, _root, { input }, ctx) =>
+      insertContact(ctx, await validContact(ctx, input, CreateContactInput), query).catch((e) => Promise.reject(emailTaken(e))),
   }),
   updateContact: t.prismaField({
     type: Contact,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactInput, required: true }) },
-    resolve: (query, _root, { id, input }, ctx) => updateContact(ctx, id, input, UpdateContactInput, query).catch((e) => Promise.reject(emailTaken(e))),
+    resolve: async (query, _root, { id, input }, ctx) => {
+      const existing = await orNotFound(ctx.db.contact.findUnique({ where: { id } }), 'Contact');
+      const valid = await validContact(ctx, input, UpdateContactInput);
+      return applyToContact(ctx, existing, valid, query).catch((e) => Promise.reject(emailTaken(e)));
+    },
   }),
   upsertContact: t.field({
     type: UpsertContactPayload,
     description: 'Finds the contact by e-mail (case-insensitive): updates it, or creates it. Safe under concurrency: one e-mail, one contact.',
     args: { input: t.arg({ type: ContactInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const { email } = parseInput(UpsertContactInput, input, ctx, ...(await checks(ctx, input)));
-      const found = await ctx.db.contact.findUnique({ where: { workspaceId_email: { workspaceId: ctx.workspace.id, email } }, select: { id: true } });
-      if (found) return { created: false, contact: await updateContact(ctx, found.id, input, UpsertContactInput) };
+      const valid = await validContact(ctx, input, UpsertContactInput);
+      const found = await byEmail(ctx, valid.email);
+      if (found) return { created: false, contact: await applyToContact(ctx, found, valid) };
       try {
-        return { created: true, contact: await createContact(ctx, input) };
+        return { created: true, contact: await insertContact(ctx, valid) };
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // Another request created it between our read and our write: update that one.
-        const winner = await ctx.db.contact.findUnique({ where: { workspaceId_email: { workspaceId: ctx.workspace.id, email } }, select: { id: true } });
+        const winner = await byEmail(ctx, valid.email);
         if (!winner) throw error;
-        return { created: false, contact: await updateContact(ctx, winner.id, input, UpsertContactInput) };
+        return { created: false, contact: await applyToContact(ctx, winner, valid) };
       }
     },
   }),

@@ -14,6 +14,18 @@ export type Admission =
  */
 export function createGate(database: Database, rateLimitPerMinute: number) {
   const limiter = new RateLimiter(rateLimitPerMinute);
+  // A scoped client is a cheap view over the one connection pool; keep one per workspace
+  // rather than extending the client on every request.
+  const scoped = new Map<string, Context['db']>();
+  const scopedFor = (workspaceId: string) => {
+    let db = scoped.get(workspaceId);
+    if (!db) {
+      if (scoped.size >= 1000) scoped.clear();
+      db = scopeToWorkspace(database.prisma, workspaceId);
+      scoped.set(workspaceId, db);
+    }
+    return db;
+  };
   return async function admit(request: Request, requestId: string): Promise<Admission> {
     const caller = await authenticate(database.prisma, request.headers.get('x-api-key'));
     if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
@@ -30,7 +42,7 @@ export function createGate(database: Database, rateLimitPerMinute: number) {
     return {
       ok: true,
       headers,
-      context: { db: scopeToWorkspace(database.prisma, caller.workspace.id), workspace: caller.workspace, requestId },
+      context: { db: scopedFor(caller.workspace.id), workspace: caller.workspace, requestId },
     };
   };
 }

@@ -1,3 +1,4 @@
+import type { ObjectRef } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
@@ -21,8 +22,8 @@ export interface Page<T> {
 }
 
 /** `ThingPage { currentPage perPage total lastPage data }`, Laravel's paginator in GraphQL. */
-export function pageType<T extends object>(name: string, item: Parameters<typeof builder.objectRef<T>>[0] | any) {
-  return builder.objectRef<Page<T>>(`${name}Page`).implement({
+export function pageType(name: string, item: ObjectRef<any, any>) {
+  return builder.objectRef<Page<unknown>>(`${name}Page`).implement({
     fields: (t) => ({
       currentPage: t.exposeInt('currentPage'),
       perPage: t.exposeInt('perPage'),

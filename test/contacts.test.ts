@@ -122,6 +122,23 @@ describe('contacts', () => {
     expect((await api.get('/contacts?search=.io')).body.total).toBe(2);
   });
 
+  it('matches %, _ and \\ in a search literally, the same on both databases', async () => {
+    const api = await newClient(app);
+    await api.post('/contacts', { first_name: '100%', last_name: 'Pure', email: 'pure@example.com' });
+    await api.post('/contacts', { first_name: 'Under_score', email: 'under@example.com' });
+    await api.post('/contacts', { first_name: 'Back\\slash', email: 'back@example.com' });
+    await api.post('/contacts', { first_name: 'Plain', email: 'plain@example.com' });
+    const names = async (term: string) => (await api.get(`/contacts?search=${encodeURIComponent(term)}`)).body.data.map((c: any) => c.first_name);
+    expect(await names('%')).toEqual(['100%']);
+    expect(await names('0% p')).toEqual(['100%']);
+    expect(await names('_')).toEqual(['Under_score']);
+    expect(await names('r_s')).toEqual(['Under_score']);
+    expect(await names('\\')).toEqual(['Back\\slash']);
+    expect(await names('k\\s')).toEqual(['Back\\slash']);
+    expect(await names('p_ain')).toEqual([]);
+    expect(await names('%lain')).toEqual([]);
+  });
+
   it('upserts: 201 when created, 200 when found, partial update on found', async () => {
     const api = await newClient(app);
     const created = await api.put('/contacts/upsert', { first_name: 'Gus', email: 'GUS@example.com', notes: 'first' });

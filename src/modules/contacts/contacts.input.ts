@@ -1,3 +1,4 @@
+import { searchText } from '../../db/search.js';
 import { z } from 'zod';
 import { pageRules } from '../../graphql/pagination.js';
 import { email, idList, longText, text } from '../../validation/rules.js';
@@ -23,6 +24,5 @@ export const ContactListArgs = z.object({
   search: z.string().max(255).optional(),
 });
 
-/** The lower-cased text `search` matches against (see prisma/models.prisma). */
-export const contactSearchText = (c: { firstName: string; lastName: string | null; email: string }) =>
-  `${c.firstName} ${c.lastName ?? ''} ${c.email}`.toLowerCase();
+/** The text `search` matches against (see src/db/search.ts). */
+export const contactSearchText = (c: { firstName: string; lastName: string | null; email: string }) => searchText(c.firstName, c.lastName, c.email);

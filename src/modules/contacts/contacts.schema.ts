@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { isUniqueViolation } from '../../db/errors.js';
+import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -109,7 +110,7 @@ builder.queryFields((t) => ({
     args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: ContactFilter }) },
     resolve: (_root, args, ctx, info) => {
       const { page, perPage, email, search } = parseInput(ContactListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      const where = { email: email?.trim().toLowerCase(), ...(search ? { search: { contains: search.toLowerCase() } } : {}) };
+      const where = { email: email?.trim().toLowerCase(), ...(search ? { search: matching(search) } : {}) };
       return paginate(ctx.db.contact, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Contact' }, ctx, info);
     },
   }),

@@ -1,3 +1,4 @@
+import { searchText } from '../../db/search.js';
 import { z } from 'zod';
 import { pageRules } from '../../graphql/pagination.js';
 import { currencyCode, decimal, longText, percentage, text } from '../../validation/rules.js';
@@ -27,5 +28,5 @@ export const ProductListArgs = z.object({
   search: z.string().max(255).optional(),
 });
 
-/** The lower-cased text `search` matches against (see prisma/models.prisma). */
-export const productSearchText = (p: { name: string; sku: string | null }) => `${p.name} ${p.sku ?? ''}`.toLowerCase();
+/** The text `search` matches against (see src/db/search.ts). */
+export const productSearchText = (p: { name: string; sku: string | null }) => searchText(p.name, p.sku);

@@ -3,6 +3,7 @@ import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
@@ -70,7 +71,7 @@ builder.queryFields((t) => ({
     args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: ProductFilter }) },
     resolve: (_root, args, ctx, info) => {
       const { page, perPage, isActive, type, search } = parseInput(ProductListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      const where = { isActive, type, ...(search ? { search: { contains: search.toLowerCase() } } : {}) };
+      const where = { isActive, type, ...(search ? { search: matching(search) } : {}) };
       return paginate(ctx.db.product, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Product' }, ctx, info);
     },
   }),

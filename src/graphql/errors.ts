@@ -1,4 +1,6 @@
 import { GraphQLError } from 'graphql';
+import { isForeignKeyViolation, isRecordGone, isUniqueViolation } from '../db/errors.js';
+import { Messages, snakeCase } from '../validation/messages.js';
 
 /** Field name (snake_case, dotted for nested) to the reasons it was refused. */
 export type FieldErrors = Record<string, string[]>;
@@ -46,4 +48,36 @@ export function rateLimited(retryAfterSeconds: number): GraphQLError {
 export function codeOf(error: { extensions?: Record<string, unknown> }): string | undefined {
   const code = error.extensions?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** `PaymentLink` as a message names it: "Payment link". */
+const resourceName = (model: string) => model.replace(/(?<=[a-z])([A-Z])/g, (c) => ` ${c.toLowerCase()}`);
+
+/** The columns of a violated unique constraint, from either driver adapter's report (SQLite lists them, PostgreSQL names the index). */
+function uniqueColumns(meta: Record<string, any> | undefined): string[] {
+  const constraint = meta?.driverAdapterError?.cause?.constraint;
+  if (Array.isArray(constraint?.fields)) return constraint.fields;
+  const index = typeof constraint?.index === 'string' ? /^[A-Za-z]+_(.+)_key$/.exec(constraint.index) : null;
+  return index ? index[1]!.split('_') : [];
+}
+
+/**
+ * What a client is told about an error a resolver threw, the one place Prisma's known
+ * errors become contract errors: errors raised on purpose (and graphql-js's own) keep
+ * their code; a write that lost a race gets the status of the rule it met (record gone:
+ * NOT_FOUND; reference gone: BAD_USER_INPUT; unique value taken: BAD_USER_INPUT on that
+ * field). Anything else is undefined: the caller masks it as an internal error.
+ */
+export function contractError(error: GraphQLError): GraphQLError | undefined {
+  const original = error.originalError ?? error;
+  if (original instanceof GraphQLError) return error;
+  const meta = (original as { meta?: Record<string, any> }).meta;
+  const located = (mapped: GraphQLError) => new GraphQLError(mapped.message, { path: error.path, nodes: error.nodes, extensions: mapped.extensions });
+  if (isRecordGone(original)) return located(notFound(resourceName(String(meta?.modelName ?? 'Record'))));
+  if (isForeignKeyViolation(original)) return located(invalidField('input', 'A record this request refers to was deleted meanwhile; nothing was saved.'));
+  if (isUniqueViolation(original)) {
+    const field = snakeCase(uniqueColumns(meta).find((c) => c !== 'workspaceId') ?? 'input');
+    return located(invalidField(field, Messages.taken(field)));
+  }
+  return undefined;
 }

@@ -3,7 +3,7 @@ import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Gate } from '../http/gate.js';
 import { logError } from '../http/responses.js';
 import type { Context } from './context.js';
-import { ErrorCode, rateLimited, unauthenticated } from './errors.js';
+import { ErrorCode, contractError, rateLimited, unauthenticated } from './errors.js';
 import { limitsRule } from './limits.js';
 
 interface ServerContext {
@@ -46,12 +46,11 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     },
     maskedErrors: {
       maskError(error, _message) {
-        const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-        // Errors we raise on purpose (and graphql-js's own) carry their code; anything else is masked.
-        if (original instanceof GraphQLError) return error as Error;
-        const path = error instanceof GraphQLError ? error.path : undefined;
-        logError('graphql', original, path?.join('.') ?? 'graphql');
-        return new GraphQLError('Server error.', { path, extensions: { code: ErrorCode.Internal } });
+        const raised = error instanceof GraphQLError ? error : new GraphQLError('Server error.', { originalError: error as Error });
+        const known = contractError(raised);
+        if (known) return known;
+        logError('graphql', raised.originalError ?? raised, raised.path?.join('.') ?? 'graphql');
+        return new GraphQLError('Server error.', { path: raised.path, extensions: { code: ErrorCode.Internal } });
       },
     },
   });

@@ -1,6 +1,6 @@
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, execute } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import { ErrorCode, codeOf, invalid } from '../graphql/errors.js';
+import { ErrorCode, codeOf, contractError, invalid } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
 import { coerceVariables } from './coerce.js';
@@ -140,11 +140,12 @@ function unprocessable(error: GraphQLError, headers: Record<string, string>) {
   return json(422, { message: error.message, errors: error.extensions.errors }, headers);
 }
 
-function errorResponse(error: GraphQLError, headers: Record<string, string>, requestId: string, route: RestRoute): Response {
-  const code = codeOf(error);
+function errorResponse(raised: GraphQLError, headers: Record<string, string>, requestId: string, route: RestRoute): Response {
+  const error = contractError(raised);
+  const code = error && codeOf(error);
   const status = code ? STATUS_BY_CODE[code] : undefined;
-  if (status === 422) return unprocessable(error, headers);
-  if (status) return json(status, errorBody(error.message), headers);
-  logError(requestId, error, `${route.method} ${route.path}`);
+  if (status === 422) return unprocessable(error!, headers);
+  if (status) return json(status, errorBody(error!.message), headers);
+  logError(requestId, raised, `${route.method} ${route.path}`);
   return json(500, errorBody('Server error.'), headers);
 }

@@ -42,6 +42,7 @@ export const Messages = {
   maxItems: (f: string, n: number | bigint) => `The ${attribute(f)} field must not have more than ${n} items.`,
   taken: (f: string) => `The ${attribute(f)} has already been taken.`,
   unknownId: (f: string) => `The selected ${attribute(f)} is invalid.`,
+  nul: (f: string) => `The ${attribute(f)} field must not contain NUL characters.`,
 };
 
 /** A zod issue's message: custom messages use `:attribute` for the field's name. */
@@ -62,7 +63,7 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
     case 'invalid_format':
       return issue.format === 'email' ? Messages.email(field) : Messages.format(field);
     case 'invalid_value':
-      return Messages.selected(field);
+      return issue.input === undefined || issue.input === null ? Messages.required(field) : Messages.selected(field);
     default:
       return Messages.invalid(field);
   }

@@ -1,3 +1,4 @@
+import { isForeignKeyViolation } from '../../db/errors.js';
 import { newId } from '../../db/ids.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
@@ -156,13 +157,15 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { id }, ctx) => {
       const pipeline = await ctx.db.pipeline.findUnique({ where: { id }, select: { isDefault: true } });
       if (!pipeline) throw notFound('Pipeline');
-      await ctx.db.$transaction(async (tx) => {
-        if ((await tx.deal.count({ where: { stage: { pipelineId: id } } })) > 0) throw invalid({ id: ['The pipeline holds deals and cannot be deleted.'] });
-        await tx.pipeline.delete({ where: { id } });
-        // The oldest remaining pipeline inherits the default flag.
-        const next = pipeline.isDefault ? await tx.pipeline.findFirst({ orderBy: { id: 'asc' }, select: { id: true } }) : null;
-        if (next) await makeDefault(tx, next.id);
-      });
+      await ctx.db
+        .$transaction(async (tx) => {
+          // Stages cascade with the pipeline; a deal in one restricts the delete, in this same statement.
+          await tx.pipeline.delete({ where: { id } });
+          // The oldest remaining pipeline inherits the default flag.
+          const next = pipeline.isDefault ? await tx.pipeline.findFirst({ orderBy: { id: 'asc' }, select: { id: true } }) : null;
+          if (next) await makeDefault(tx, next.id);
+        })
+        .catch((error) => Promise.reject(isForeignKeyViolation(error) ? invalid({ id: ['The pipeline holds deals and cannot be deleted.'] }) : error));
       return id;
     },
   }),

@@ -1,8 +1,8 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
-import { orNotFound } from '../../graphql/records.js';
-import { invalid, invalidField, notFound } from '../../graphql/errors.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
+import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
@@ -66,13 +66,8 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteUser: t.id({
+    description: 'Refused (BAD_USER_INPUT on id) while the user owns deals.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const user = await ctx.db.user.findUnique({ where: { id }, select: { _count: { select: { deals: true } } } });
-      if (!user) throw notFound('User');
-      if (user._count.deals > 0) throw invalid({ id: ['The user owns deals: reassign them first.'] });
-      await ctx.db.user.delete({ where: { id } });
-      return id;
-    },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.user, id, 'User', 'The user owns deals: reassign them first.'),
   }),
 }));

@@ -3,7 +3,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/sqlite/pothos-types.js';
 import { getDatamodel } from '../generated/sqlite/pothos-types.js';
 import type { Context } from './context.js';
-import { DateScalar, DateTimeScalar, DecimalScalar, JsonScalar } from './scalars.js';
+import { DateScalar, DateTimeScalar, DecimalScalar, JsonScalar, SafeIntScalar } from './scalars.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -15,6 +15,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     Decimal: { Input: number; Output: number | string | { toString(): string } };
+    SafeInt: { Input: number; Output: number };
   };
 }>({
   plugins: [PrismaPlugin],
@@ -32,6 +33,7 @@ builder.addScalarType('Date', DateScalar);
 builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('JSON', JsonScalar);
 builder.addScalarType('Decimal', DecimalScalar);
+builder.addScalarType('SafeInt', SafeIntScalar);
 
 builder.queryType({});
 builder.mutationType({});

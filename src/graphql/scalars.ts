@@ -89,3 +89,17 @@ export const DecimalScalar: GraphQLScalarType<number, number> = new GraphQLScala
     return DecimalScalar.parseValue(literal(ast));
   },
 });
+
+/** Integers beyond GraphQL's 32-bit Int (amounts in minor units), exact up to 2^53 - 1. */
+export const SafeIntScalar: GraphQLScalarType<number, number> = new GraphQLScalarType<number, number>({
+  name: 'SafeInt',
+  description: 'An integer between -(2^53 - 1) and 2^53 - 1, as a JSON number.',
+  serialize: (v) => Number(v),
+  parseValue(v) {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new GraphQLError('SafeInt must be an integer between -(2^53 - 1) and 2^53 - 1.');
+    return v;
+  },
+  parseLiteral(ast): number {
+    return SafeIntScalar.parseValue(literal(ast));
+  },
+});

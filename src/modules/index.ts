@@ -7,12 +7,24 @@ import './companies/companies.schema.js';
 import './contacts/contacts.schema.js';
 import './pipelines/pipelines.schema.js';
 import './deals/deals.schema.js';
+import './tasks/tasks.schema.js';
+import './tickets/tickets.schema.js';
+import './payment-provider-accounts/payment-provider-accounts.schema.js';
+import './payment-links/payment-links.schema.js';
+import './payment-coupons/payment-coupons.schema.js';
+import './payment-transactions/payment-transactions.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
 import { contactRoutes } from './contacts/contacts.rest.js';
 import { dealRoutes } from './deals/deals.rest.js';
+import { paymentCouponRoutes } from './payment-coupons/payment-coupons.rest.js';
+import { paymentLinkRoutes } from './payment-links/payment-links.rest.js';
+import { paymentProviderAccountRoutes } from './payment-provider-accounts/payment-provider-accounts.rest.js';
+import { paymentTransactionRoutes } from './payment-transactions/payment-transactions.rest.js';
 import { pipelineRoutes } from './pipelines/pipelines.rest.js';
 import { productRoutes } from './products/products.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
+import { taskRoutes } from './tasks/tasks.rest.js';
+import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
 import { userRoutes } from './users/users.rest.js';
 
 export const restRoutes = [
@@ -23,4 +35,11 @@ export const restRoutes = [
   ...contactRoutes,
   ...pipelineRoutes,
   ...dealRoutes,
+  ...taskRoutes,
+  ...ticketStatusRoutes,
+  ...ticketRoutes,
+  ...paymentProviderAccountRoutes,
+  ...paymentLinkRoutes,
+  ...paymentCouponRoutes,
+  ...paymentTransactionRoutes,
 ];

@@ -7,6 +7,7 @@ import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
+import { toMinorUnits } from './minor-units.js';
 import { CreateProductInput, PRODUCT_TYPES, ProductListArgs, UpdateProductInput, productSearchText } from './products.input.js';
 
 export const ProductTypeEnum = builder.enumType('ProductType', { values: PRODUCT_TYPES });
@@ -19,6 +20,12 @@ export const Product = builder.prismaObject('Product', {
     type: t.field({ type: ProductTypeEnum, resolve: (p) => p.type as (typeof PRODUCT_TYPES)[number] }),
     description: t.exposeString('description', { nullable: true }),
     price: t.expose('price', { type: 'Decimal' }),
+    priceMinor: t.field({
+      type: 'SafeInt',
+      description: "The price in the currency's minor unit (ISO 4217 exponent: USD 2, JPY 0, BHD 3), rounded half away from zero.",
+      select: { price: true, currency: true },
+      resolve: (p) => toMinorUnits(p.price, p.currency),
+    }),
     cost: t.expose('cost', { type: 'Decimal', nullable: true }),
     currency: t.exposeString('currency'),
     unit: t.exposeString('unit'),
@@ -27,6 +34,7 @@ export const Product = builder.prismaObject('Product', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+    paymentLinks: t.relation('paymentLinks', { query: { orderBy: { id: 'asc' } } }),
   }),
 });
 

@@ -16,6 +16,8 @@ export const User = builder.prismaObject('User', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+    ownedTasks: t.relation('ownedTasks', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+    assignedTasks: t.relation('assignedTasks', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
   }),
 });
 

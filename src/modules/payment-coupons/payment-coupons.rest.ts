@@ -1,0 +1,19 @@
+import { routes } from '../../rest/route.js';
+
+const COUPON = `fragment PaymentCouponFields on PaymentCoupon {
+  id code type value maxRedemptions isActive expiresAt timesRedeemed createdAt paymentLinkId paymentLink { id name }
+}`;
+
+export const paymentCouponRoutes = routes(
+  {
+    method: 'GET',
+    path: '/payment-coupons',
+    document: `query ($page: Int, $perPage: Int, $filter: PaymentCouponFilter) {
+      paymentCoupons(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PaymentCouponFields } }
+    } ${COUPON}`,
+  },
+  { method: 'GET', path: '/payment-coupons/{id}', document: `query ($id: ID!) { paymentCoupon(id: $id) { ...PaymentCouponFields } } ${COUPON}` },
+  { method: 'POST', path: '/payment-coupons', document: `mutation ($input: PaymentCouponInput!) { createPaymentCoupon(input: $input) { ...PaymentCouponFields } } ${COUPON}` },
+  { method: 'PUT', path: '/payment-coupons/{id}', document: `mutation ($id: ID!, $input: PaymentCouponInput!) { updatePaymentCoupon(id: $id, input: $input) { ...PaymentCouponFields } } ${COUPON}` },
+  { method: 'DELETE', path: '/payment-coupons/{id}', document: 'mutation ($id: ID!) { deletePaymentCoupon(id: $id) }' },
+);

@@ -1,0 +1,106 @@
+import { isUniqueViolation } from '../../db/errors.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { invalid, invalidField } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
+import { unknownId } from '../../validation/ids.js';
+import { Messages } from '../../validation/messages.js';
+import { parseInput } from '../../validation/parse.js';
+import { COUPON_TYPES, CreatePaymentCouponInput, PaymentCouponListArgs, UpdatePaymentCouponInput, couponCodeKey } from './payment-coupons.input.js';
+
+const RESOURCE = 'Payment coupon';
+
+export const CouponTypeEnum = builder.enumType('PaymentCouponType', { values: COUPON_TYPES });
+
+export const PaymentCoupon = builder.prismaObject('PaymentCoupon', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    code: t.exposeString('code'),
+    type: t.field({ type: CouponTypeEnum, resolve: (c) => c.type as (typeof COUPON_TYPES)[number] }),
+    value: t.expose('value', { type: 'Decimal', description: 'An amount in the link currency, or a percentage (at most 100).' }),
+    maxRedemptions: t.exposeInt('maxRedemptions', { nullable: true }),
+    isActive: t.exposeBoolean('isActive'),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+    timesRedeemed: t.exposeInt('timesRedeemed'),
+    paymentLinkId: t.exposeID('paymentLinkId'),
+    paymentLink: t.relation('paymentLink'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const PaymentCouponPage = pageType('PaymentCoupon', PaymentCoupon);
+
+const PaymentCouponInput = builder.inputType('PaymentCouponInput', {
+  fields: (t) => ({
+    code: t.string({ description: '1..64 of A-Z a-z 0-9 _ -; unique per workspace, ignoring case.' }),
+    type: t.field({ type: CouponTypeEnum }),
+    value: t.field({ type: 'Decimal' }),
+    maxRedemptions: t.int({ description: 'Never below timesRedeemed.' }),
+    isActive: t.boolean(),
+    expiresAt: t.field({ type: 'DateTime' }),
+    paymentLinkId: t.id({ description: 'The link the coupon applies to; another id moves it.' }),
+  }),
+});
+
+const PaymentCouponFilter = builder.inputType('PaymentCouponFilter', {
+  fields: (t) => ({ paymentLinkId: t.id() }),
+});
+
+const codeTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('code', Messages.taken('code')) : error);
+
+const linkCheck = (ctx: Context, input: { paymentLinkId?: string | null }) => unknownId(ctx.db.paymentLink, input.paymentLinkId, 'payment_link_id');
+
+builder.queryFields((t) => ({
+  paymentCoupon: t.prismaField({
+    type: PaymentCoupon,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.paymentCoupon.findUnique({ ...query, where: { id } }), RESOURCE),
+  }),
+  paymentCoupons: t.field({
+    type: PaymentCouponPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PaymentCouponFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, paymentLinkId } = parseInput(PaymentCouponListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.paymentCoupon, { page, perPage, where: { paymentLinkId }, orderBy: { id: 'asc' }, typeName: 'PaymentCoupon' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createPaymentCoupon: t.prismaField({
+    type: PaymentCoupon,
+    args: { input: t.arg({ type: PaymentCouponInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const data = parseInput(CreatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
+      return ctx.db.paymentCoupon
+        .create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), codeKey: couponCodeKey(data.code) } })
+        .catch((e) => Promise.reject(codeTaken(e)));
+    },
+  }),
+  updatePaymentCoupon: t.prismaField({
+    type: PaymentCoupon,
+    description: 'Requires code, type and value; other fields change only when sent.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentCouponInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      await orNotFound(ctx.db.paymentCoupon.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
+      const data = parseInput(UpdatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
+      // One conditional statement: a limit below the redemptions counted at that moment is not written.
+      const { count } = await ctx.db.paymentCoupon
+        .updateMany({
+          where: { id, ...(typeof data.maxRedemptions === 'number' ? { timesRedeemed: { lte: data.maxRedemptions } } : {}) },
+          data: { ...data, codeKey: couponCodeKey(data.code) },
+        })
+        .catch((e) => Promise.reject(codeTaken(e)));
+      const coupon = await orNotFound(ctx.db.paymentCoupon.findUnique({ ...query, where: { id } }), RESOURCE);
+      if (count === 0) throw invalid({ max_redemptions: [`The max redemptions field must be at least ${coupon.timesRedeemed}, the times already redeemed.`] });
+      return coupon;
+    },
+  }),
+  deletePaymentCoupon: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.paymentCoupon, id, RESOURCE),
+  }),
+}));

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { pageRules } from '../../graphql/pagination.js';
+import { currencyCode, decimal, idList, longText, text } from '../../validation/rules.js';
+
+export const INTERVAL_UNITS = ['day', 'week', 'month', 'year'] as const;
+
+const fields = {
+  name: text(255),
+  description: longText().nullable(),
+  amount: decimal().nullable(),
+  currency: currencyCode(),
+  maxInstallments: z.number().int().min(1).max(48),
+  // A monthly percentage.
+  interestRate: decimal(),
+  isRecurring: z.boolean(),
+  intervalUnit: z.enum(INTERVAL_UNITS),
+  intervalCount: z.number().int().min(1),
+  billingCycles: z.number().int().min(1).nullable(),
+  paymentProviderAccountId: z.string().min(1).max(64),
+  productIds: idList(),
+};
+
+/** Defaults apply on create; the currency's default is the workspace's (the resolver fills it). */
+export const CreatePaymentLinkInput = z.object(fields).partial({
+  description: true,
+  amount: true,
+  currency: true,
+  maxInstallments: true,
+  interestRate: true,
+  isRecurring: true,
+  intervalUnit: true,
+  intervalCount: true,
+  billingCycles: true,
+  productIds: true,
+});
+export const UpdatePaymentLinkInput = z.object(fields).partial();
+
+export const PaymentLinkListArgs = z.object({
+  ...pageRules,
+  isActive: z.boolean().optional(),
+  paymentProviderAccountId: z.string().max(64).optional(),
+});

@@ -1,0 +1,25 @@
+import { routes } from '../../rest/route.js';
+
+const LINK = `fragment PaymentLinkFields on PaymentLink {
+  id publicToken name description amount currency isActive maxInstallments interestRate
+  isRecurring intervalUnit intervalCount billingCycles paymentProviderAccountId
+  providerAccount { id name }
+  products { id name price priceMinor currency }
+  createdAt
+}`;
+
+export const paymentLinkRoutes = routes(
+  {
+    method: 'GET',
+    path: '/payment-links',
+    document: `query ($page: Int, $perPage: Int, $filter: PaymentLinkFilter) {
+      paymentLinks(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PaymentLinkFields } }
+    } ${LINK}`,
+  },
+  { method: 'GET', path: '/payment-links/{id}', document: `query ($id: ID!) { paymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}` },
+  { method: 'POST', path: '/payment-links', document: `mutation ($input: PaymentLinkInput!) { createPaymentLink(input: $input) { ...PaymentLinkFields } } ${LINK}` },
+  { method: 'PUT', path: '/payment-links/{id}', document: `mutation ($id: ID!, $input: PaymentLinkInput!) { updatePaymentLink(id: $id, input: $input) { ...PaymentLinkFields } } ${LINK}` },
+  // Actions: POST, but they create nothing, so 200.
+  { method: 'POST', path: '/payment-links/{id}/activate', document: `mutation ($id: ID!) { activatePaymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}`, status: 200 },
+  { method: 'POST', path: '/payment-links/{id}/deactivate', document: `mutation ($id: ID!) { deactivatePaymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}`, status: 200 },
+);

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { pageRules } from '../../graphql/pagination.js';
+import { text } from '../../validation/rules.js';
+
+const fields = {
+  name: text(255),
+  // An integration's identifier (`stripe`, `mercadopago`): lower case, so one provider has one spelling.
+  provider: z
+    .string()
+    .trim()
+    .min(1)
+    .max(32)
+    .regex(/^[a-z][a-z0-9_-]*$/, { message: 'The :attribute field must start with a letter and hold only lower-case letters, digits, - and _.' }),
+};
+
+export const CreatePaymentProviderAccountInput = z.object(fields);
+export const UpdatePaymentProviderAccountInput = z.object(fields).partial();
+export const PaymentProviderAccountListArgs = z.object({ ...pageRules });

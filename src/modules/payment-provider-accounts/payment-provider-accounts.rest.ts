@@ -1,0 +1,23 @@
+import { routes } from '../../rest/route.js';
+
+const ACCOUNT = 'fragment PaymentProviderAccountFields on PaymentProviderAccount { id name provider createdAt }';
+
+export const paymentProviderAccountRoutes = routes(
+  {
+    method: 'GET',
+    path: '/payment-provider-accounts',
+    document: `query ($page: Int, $perPage: Int) {
+      paymentProviderAccounts(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...PaymentProviderAccountFields } }
+    } ${ACCOUNT}`,
+  },
+  {
+    method: 'GET',
+    path: '/payment-provider-accounts/{id}',
+    document: `query ($id: ID!) { paymentProviderAccount(id: $id) { ...PaymentProviderAccountFields } } ${ACCOUNT}`,
+  },
+  {
+    method: 'POST',
+    path: '/payment-provider-accounts',
+    document: `mutation ($input: PaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountFields } } ${ACCOUNT}`,
+  },
+);

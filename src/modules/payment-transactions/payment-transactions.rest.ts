@@ -1,0 +1,42 @@
+import { routes } from '../../rest/route.js';
+
+const EVENT = 'fragment PaymentTransactionEventFields on PaymentTransactionEvent { id type status providerReference payload occurredAt }';
+
+const TRANSACTION = `fragment PaymentTransactionFields on PaymentTransaction {
+  id status providerReference
+  providerAccount { id name }
+  paymentLink { id publicToken name }
+  amount currency metadata createdAt
+  events { ...PaymentTransactionEventFields }
+}
+${EVENT}`;
+
+/** Ingestion answers 201 when it stored something, 200 when the delivery was already known. */
+const createdOr200 = (created: boolean) => (created ? 201 : 200);
+
+export const paymentTransactionRoutes = routes(
+  {
+    method: 'GET',
+    path: '/payment-transactions',
+    document: `query ($page: Int, $perPage: Int, $filter: PaymentTransactionFilter) {
+      paymentTransactions(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PaymentTransactionFields } }
+    } ${TRANSACTION}`,
+  },
+  { method: 'GET', path: '/payment-transactions/{id}', document: `query ($id: ID!) { paymentTransaction(id: $id) { ...PaymentTransactionFields } } ${TRANSACTION}` },
+  {
+    method: 'POST',
+    path: '/payment-transactions',
+    document: `mutation ($input: RecordPaymentTransactionInput!) { recordPaymentTransaction(input: $input) { created transaction { ...PaymentTransactionFields } } } ${TRANSACTION}`,
+    status: (data: { recordPaymentTransaction: { created: boolean } }) => createdOr200(data.recordPaymentTransaction.created),
+    unwrap: (data: { recordPaymentTransaction: { transaction: unknown } }) => data.recordPaymentTransaction.transaction,
+  },
+  {
+    method: 'POST',
+    path: '/payment-transactions/{id}/events',
+    document: `mutation ($id: ID!, $input: AppendPaymentTransactionEventInput!) {
+      appendPaymentTransactionEvent(transactionId: $id, input: $input) { created event { ...PaymentTransactionEventFields } }
+    } ${EVENT}`,
+    status: (data: { appendPaymentTransactionEvent: { created: boolean } }) => createdOr200(data.appendPaymentTransactionEvent.created),
+    unwrap: (data: { appendPaymentTransactionEvent: { event: unknown } }) => data.appendPaymentTransactionEvent.event,
+  },
+);

@@ -1,0 +1,190 @@
+import { isUniqueViolation } from '../../db/errors.js';
+import { matching, searchText } from '../../db/search.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { orNotFound } from '../../graphql/records.js';
+import { unknownId } from '../../validation/ids.js';
+import { parseInput } from '../../validation/parse.js';
+import { AppendPaymentTransactionEventInput, PAYMENT_STATUSES, PaymentTransactionListArgs, RecordPaymentTransactionInput } from './payment-transactions.input.js';
+
+const RESOURCE = 'Payment transaction';
+
+type Status = (typeof PAYMENT_STATUSES)[number];
+export const PaymentStatusEnum = builder.enumType('PaymentStatus', { values: PAYMENT_STATUSES });
+
+/** Events oldest first; events at the same instant in arrival order. */
+const EVENT_ORDER = [{ occurredAt: 'asc' as const }, { id: 'asc' as const }];
+
+export const PaymentTransactionEvent = builder.prismaObject('PaymentTransactionEvent', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type', { description: 'e.g. `payment.created`, `payment.paid`.' }),
+    status: t.field({ type: PaymentStatusEnum, resolve: (e) => e.status as Status }),
+    providerReference: t.exposeString('providerReference', { description: "The provider's event id; unique per transaction." }),
+    payload: t.expose('payload', { type: 'JSON' }),
+    occurredAt: t.expose('occurredAt', { type: 'DateTime' }),
+    transactionId: t.exposeID('transactionId'),
+    transaction: t.relation('transaction'),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was received.' }),
+  }),
+});
+
+export const PaymentTransaction = builder.prismaObject('PaymentTransaction', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    status: t.field({ type: PaymentStatusEnum, description: 'The status of the latest event by occurredAt.', resolve: (p) => p.status as Status }),
+    providerReference: t.exposeString('providerReference', { description: "The provider's id; unique per provider account." }),
+    amount: t.expose('amount', { type: 'Decimal' }),
+    currency: t.exposeString('currency'),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    paymentLinkId: t.exposeID('paymentLinkId'),
+    paymentProviderAccountId: t.exposeID('providerAccountId'),
+    paymentLink: t.relation('paymentLink'),
+    providerAccount: t.relation('providerAccount'),
+    events: t.relation('events', { query: { orderBy: EVENT_ORDER }, description: 'Oldest first.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const PaymentTransactionPage = pageType('PaymentTransaction', PaymentTransaction);
+
+const PaymentTransactionFilter = builder.inputType('PaymentTransactionFilter', {
+  fields: (t) => ({
+    status: t.field({ type: PaymentStatusEnum }),
+    search: t.string({ description: "Case-insensitive substring of the provider reference or of the payment link's name." }),
+  }),
+});
+
+const RecordPaymentTransactionInputType = builder.inputType('RecordPaymentTransactionInput', {
+  fields: (t) => ({
+    paymentLinkId: t.id(),
+    paymentProviderAccountId: t.id({ description: "Default: the payment link's account." }),
+    providerReference: t.string(),
+    amount: t.field({ type: 'Decimal' }),
+    currency: t.string(),
+    status: t.field({ type: PaymentStatusEnum, description: 'Default: pending.' }),
+    metadata: t.field({ type: 'JSON', description: 'An object; default {}.' }),
+  }),
+});
+
+const AppendPaymentTransactionEventInputType = builder.inputType('AppendPaymentTransactionEventInput', {
+  fields: (t) => ({
+    type: t.string(),
+    status: t.field({ type: PaymentStatusEnum }),
+    providerReference: t.string(),
+    payload: t.field({ type: 'JSON', description: 'An object; default {}.' }),
+    occurredAt: t.field({ type: 'DateTime' }),
+  }),
+});
+
+/** Ingestion answers: `created` is false when the provider reference was already known (nothing changed). */
+const RecordPaymentTransactionPayload = builder.objectRef<{ created: boolean; transaction: typeof PaymentTransaction.$inferType }>('RecordPaymentTransactionPayload').implement({
+  fields: (t) => ({
+    created: t.exposeBoolean('created'),
+    transaction: t.field({ type: PaymentTransaction, resolve: (p) => p.transaction }),
+  }),
+});
+
+const AppendPaymentTransactionEventPayload = builder
+  .objectRef<{ created: boolean; event: typeof PaymentTransactionEvent.$inferType }>('AppendPaymentTransactionEventPayload')
+  .implement({
+    fields: (t) => ({
+      created: t.exposeBoolean('created'),
+      event: t.field({ type: PaymentTransactionEvent, resolve: (p) => p.event }),
+    }),
+  });
+
+/**
+ * Stores a delivery once: a known key answers with the stored row. The unique
+ * constraint decides between concurrent deliveries: the loser of the insert race
+ * reads the winner's row, so duplicates never fail and never make a second row.
+ */
+async function once<T>(find: () => Promise<T | null>, insert: () => Promise<T>): Promise<{ created: boolean; row: T }> {
+  const known = await find();
+  if (known) return { created: false, row: known };
+  try {
+    return { created: true, row: await insert() };
+  } catch (error) {
+    const winner = isUniqueViolation(error) ? await find() : null;
+    if (!winner) throw error;
+    return { created: false, row: winner };
+  }
+}
+
+builder.queryFields((t) => ({
+  paymentTransaction: t.prismaField({
+    type: PaymentTransaction,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.paymentTransaction.findUnique({ ...query, where: { id } }), RESOURCE),
+  }),
+  paymentTransactions: t.field({
+    type: PaymentTransactionPage,
+    description: 'Newest first.',
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PaymentTransactionFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, status, search } = parseInput(PaymentTransactionListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const where = {
+        status,
+        ...(search ? { OR: [{ referenceSearch: matching(search) }, { paymentLink: { nameSearch: matching(search) } }] } : {}),
+      };
+      return paginate(ctx.db.paymentTransaction, { page, perPage, where, orderBy: { id: 'desc' }, typeName: 'PaymentTransaction' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  recordPaymentTransaction: t.field({
+    type: RecordPaymentTransactionPayload,
+    description: 'Ingests a transaction from the payment provider; a provider reference already known for the account returns the stored one unchanged.',
+    args: { input: t.arg({ type: RecordPaymentTransactionInputType, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const link = typeof input.paymentLinkId === 'string' ? await ctx.db.paymentLink.findUnique({ where: { id: input.paymentLinkId }, select: { providerAccountId: true } }) : undefined;
+      const checks = await Promise.all([
+        unknownId(ctx.db.paymentLink, link === null ? input.paymentLinkId : undefined, 'payment_link_id'),
+        unknownId(ctx.db.paymentProviderAccount, input.paymentProviderAccountId, 'payment_provider_account_id'),
+      ]);
+      const { paymentProviderAccountId, ...data } = parseInput(RecordPaymentTransactionInput, input, ctx, ...checks);
+      const providerAccountId = paymentProviderAccountId ?? link!.providerAccountId;
+      const key = { providerAccountId, providerReference: data.providerReference };
+      const { created, row } = await once(
+        () => ctx.db.paymentTransaction.findUnique({ where: { providerAccountId_providerReference: key } }),
+        () => ctx.db.paymentTransaction.create({ data: { ...data, ...key, ...newRow(ctx.workspace.id), referenceSearch: searchText(data.providerReference) } }),
+      );
+      return { created, transaction: row };
+    },
+  }),
+  appendPaymentTransactionEvent: t.field({
+    type: AppendPaymentTransactionEventPayload,
+    description:
+      "Ingests an event; a provider reference already known for the transaction returns the stored one unchanged. The transaction's status becomes its latest event's, by occurredAt, whatever order events arrive in.",
+    args: { transactionId: t.arg.id({ required: true }), input: t.arg({ type: AppendPaymentTransactionEventInputType, required: true }) },
+    resolve: async (_root, { transactionId, input }, ctx) => {
+      await orNotFound(ctx.db.paymentTransaction.findUnique({ where: { id: transactionId }, select: { id: true } }), RESOURCE);
+      const data = parseInput(AppendPaymentTransactionEventInput, input, ctx);
+      const { created, row } = await once(
+        () => ctx.db.paymentTransactionEvent.findUnique({ where: { transactionId_providerReference: { transactionId, providerReference: data.providerReference } } }),
+        () => appendEvent(ctx, transactionId, data),
+      );
+      return { created, event: row };
+    },
+  }),
+}));
+
+/**
+ * Inserts the event and sets the transaction's status from its latest event, in one
+ * database transaction that first locks the transaction's row (the `updatedAt`
+ * write): concurrent events for one transaction take turns, so each sees every
+ * event committed before it and the last to commit sets the right status.
+ */
+function appendEvent(ctx: Context, transactionId: string, data: ReturnType<typeof AppendPaymentTransactionEventInput.parse>) {
+  return ctx.db.$transaction(async (tx) => {
+    await tx.paymentTransaction.update({ where: { id: transactionId }, data: { updatedAt: new Date() }, select: { id: true } });
+    const event = await tx.paymentTransactionEvent.create({ data: { ...data, ...newRow(ctx.workspace.id), transactionId } });
+    const latest = await tx.paymentTransactionEvent.findFirstOrThrow({ where: { transactionId }, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], select: { status: true } });
+    await tx.paymentTransaction.update({ where: { id: transactionId }, data: { status: latest.status }, select: { id: true } });
+    return event;
+  });
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { pageRules } from '../../graphql/pagination.js';
+import { calendarDate, idList, longText, text } from '../../validation/rules.js';
+
+export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+const fields = {
+  title: text(255),
+  description: longText().nullable(),
+  dueDate: calendarDate().nullable(),
+  isDone: z.boolean(),
+  priority: z.enum(TASK_PRIORITIES),
+  ownerIds: idList(),
+  assigneeIds: idList(),
+};
+
+export const CreateTaskInput = z
+  .object(fields)
+  .partial({ description: true, dueDate: true, isDone: true, priority: true, ownerIds: true, assigneeIds: true });
+export const UpdateTaskInput = z.object(fields).partial();
+
+export const TaskListArgs = z.object({
+  ...pageRules,
+  isDone: z.boolean().optional(),
+  assigneeId: z.string().max(64).optional(),
+});

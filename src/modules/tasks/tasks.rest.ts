@@ -1,0 +1,17 @@
+import { routes } from '../../rest/route.js';
+
+const TASK = 'fragment TaskFields on Task { id title description dueDate isDone priority position createdAt updatedAt }';
+
+export const taskRoutes = routes(
+  {
+    method: 'GET',
+    path: '/tasks',
+    document: `query ($page: Int, $perPage: Int, $filter: TaskFilter) {
+      tasks(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...TaskFields } }
+    } ${TASK}`,
+  },
+  { method: 'GET', path: '/tasks/{id}', document: `query ($id: ID!) { task(id: $id) { ...TaskFields } } ${TASK}` },
+  { method: 'POST', path: '/tasks', document: `mutation ($input: TaskInput!) { createTask(input: $input) { ...TaskFields } } ${TASK}` },
+  { method: 'PUT', path: '/tasks/{id}', document: `mutation ($id: ID!, $input: TaskInput!) { updateTask(id: $id, input: $input) { ...TaskFields } } ${TASK}` },
+  { method: 'DELETE', path: '/tasks/{id}', document: 'mutation ($id: ID!) { deleteTask(id: $id) }' },
+);

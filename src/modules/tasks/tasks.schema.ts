@@ -1,0 +1,115 @@
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
+import { unknownIds } from '../../validation/ids.js';
+import { parseInput } from '../../validation/parse.js';
+import { CreateTaskInput, TASK_PRIORITIES, TaskListArgs, UpdateTaskInput } from './tasks.input.js';
+
+export const TaskPriorityEnum = builder.enumType('TaskPriority', { values: TASK_PRIORITIES });
+
+/** Tasks read in this order everywhere: position, then id (creation order breaks ties). */
+export const TASK_ORDER = [{ position: 'asc' as const }, { id: 'asc' as const }];
+
+export const Task = builder.prismaObject('Task', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    title: t.exposeString('title'),
+    description: t.exposeString('description', { nullable: true }),
+    dueDate: t.expose('dueDate', { type: 'Date', nullable: true }),
+    isDone: t.exposeBoolean('isDone'),
+    priority: t.field({ type: TaskPriorityEnum, resolve: (task) => task.priority as (typeof TASK_PRIORITIES)[number] }),
+    position: t.exposeInt('position', { description: 'Set by the server: a new task goes last.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    owners: t.relation('owners', { query: { orderBy: { id: 'asc' } } }),
+    assignees: t.relation('assignees', { query: { orderBy: { id: 'asc' } } }),
+  }),
+});
+
+const TaskPage = pageType('Task', Task);
+
+const TaskInput = builder.inputType('TaskInput', {
+  fields: (t) => ({
+    title: t.string(),
+    description: t.string(),
+    dueDate: t.field({ type: 'Date' }),
+    isDone: t.boolean(),
+    priority: t.field({ type: TaskPriorityEnum }),
+    ownerIds: t.idList({ description: 'Users; replaces the whole set when present.' }),
+    assigneeIds: t.idList({ description: 'Users; replaces the whole set when present.' }),
+  }),
+});
+
+const TaskFilter = builder.inputType('TaskFilter', {
+  fields: (t) => ({
+    isDone: t.boolean(),
+    assigneeId: t.id({ description: 'Tasks assigned to this user.' }),
+  }),
+});
+
+type TaskInputShape = typeof TaskInput.$inferInput;
+
+/** Every owner and assignee must be a user of the workspace. */
+const checks = (ctx: Context, input: TaskInputShape) =>
+  Promise.all([unknownIds(ctx.db.user, input.ownerIds, 'owner_ids'), unknownIds(ctx.db.user, input.assigneeIds, 'assignee_ids')]);
+
+const users = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);
+
+builder.queryFields((t) => ({
+  task: t.prismaField({
+    type: Task,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.task.findUnique({ ...query, where: { id } }), 'Task'),
+  }),
+  tasks: t.field({
+    type: TaskPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: TaskFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, isDone, assigneeId } = parseInput(TaskListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const where = { isDone, ...(assigneeId !== undefined ? { assignees: { some: { id: assigneeId } } } : {}) };
+      return paginate(ctx.db.task, { page, perPage, where, orderBy: TASK_ORDER, typeName: 'Task' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTask: t.prismaField({
+    type: Task,
+    args: { input: t.arg({ type: TaskInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const { ownerIds, assigneeIds, ...data } = parseInput(CreateTaskInput, input, ctx, ...(await checks(ctx, input)));
+      // Last in the workspace; concurrent creates may share a position, and id order breaks the tie.
+      const { _max } = await ctx.db.task.aggregate({ _max: { position: true } });
+      return ctx.db.task.create({
+        ...query,
+        data: {
+          ...data,
+          ...newRow(ctx.workspace.id),
+          position: (_max.position ?? 0) + 1,
+          owners: users(ownerIds, 'connect'),
+          assignees: users(assigneeIds, 'connect'),
+        },
+      });
+    },
+  }),
+  updateTask: t.prismaField({
+    type: Task,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TaskInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      if (!(await ctx.db.task.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Task');
+      const { ownerIds, assigneeIds, ...data } = parseInput(UpdateTaskInput, input, ctx, ...(await checks(ctx, input)));
+      return ctx.db.task.update({
+        ...query,
+        where: { id },
+        data: { ...data, owners: users(ownerIds, 'set'), assignees: users(assigneeIds, 'set') },
+      });
+    },
+  }),
+  deleteTask: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.task, id, 'Task'),
+  }),
+}));

@@ -1,0 +1,40 @@
+import { routes } from '../../rest/route.js';
+
+const STATUS = 'fragment TicketStatusFields on TicketStatus { id name order isClosed createdAt updatedAt }';
+const TICKET = 'fragment TicketFields on Ticket { id title description ticketStatusId position createdAt updatedAt }';
+
+export const ticketStatusRoutes = routes(
+  {
+    method: 'GET',
+    path: '/ticket-statuses',
+    document: `query ($page: Int, $perPage: Int) {
+      ticketStatuses(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...TicketStatusFields } }
+    } ${STATUS}`,
+  },
+  { method: 'GET', path: '/ticket-statuses/{id}', document: `query ($id: ID!) { ticketStatus(id: $id) { ...TicketStatusFields } } ${STATUS}` },
+  {
+    method: 'POST',
+    path: '/ticket-statuses',
+    document: `mutation ($input: TicketStatusInput!) { createTicketStatus(input: $input) { ...TicketStatusFields } } ${STATUS}`,
+  },
+  {
+    method: 'PUT',
+    path: '/ticket-statuses/{id}',
+    document: `mutation ($id: ID!, $input: TicketStatusInput!) { updateTicketStatus(id: $id, input: $input) { ...TicketStatusFields } } ${STATUS}`,
+  },
+  { method: 'DELETE', path: '/ticket-statuses/{id}', document: 'mutation ($id: ID!) { deleteTicketStatus(id: $id) }' },
+);
+
+export const ticketRoutes = routes(
+  {
+    method: 'GET',
+    path: '/tickets',
+    document: `query ($page: Int, $perPage: Int, $filter: TicketFilter) {
+      tickets(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...TicketFields } }
+    } ${TICKET}`,
+  },
+  { method: 'GET', path: '/tickets/{id}', document: `query ($id: ID!) { ticket(id: $id) { ...TicketFields } } ${TICKET}` },
+  { method: 'POST', path: '/tickets', document: `mutation ($input: TicketInput!) { createTicket(input: $input) { ...TicketFields } } ${TICKET}` },
+  { method: 'PUT', path: '/tickets/{id}', document: `mutation ($id: ID!, $input: TicketInput!) { updateTicket(id: $id, input: $input) { ...TicketFields } } ${TICKET}` },
+  { method: 'DELETE', path: '/tickets/{id}', document: 'mutation ($id: ID!) { deleteTicket(id: $id) }' },
+);

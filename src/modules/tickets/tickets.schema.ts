@@ -1,0 +1,173 @@
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { invalidField, notFound } from '../../graphql/errors.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { deleteById, orNotFound } from '../../graphql/records.js';
+import { unknownId } from '../../validation/ids.js';
+import { Messages } from '../../validation/messages.js';
+import { parseInput } from '../../validation/parse.js';
+import {
+  CreateTicketInput,
+  CreateTicketStatusInput,
+  TicketListArgs,
+  TicketStatusListArgs,
+  UpdateTicketInput,
+  UpdateTicketStatusInput,
+} from './tickets.input.js';
+
+/** Tickets read in this order everywhere: position, then id (creation order breaks ties). */
+const TICKET_ORDER = [{ position: 'asc' as const }, { id: 'asc' as const }];
+
+export const TicketStatus = builder.prismaObject('TicketStatus', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    order: t.exposeInt('order'),
+    isClosed: t.exposeBoolean('isClosed'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    tickets: t.relation('tickets', { query: { orderBy: TICKET_ORDER } }),
+  }),
+});
+
+export const Ticket = builder.prismaObject('Ticket', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    title: t.exposeString('title'),
+    description: t.exposeString('description', { nullable: true }),
+    ticketStatusId: t.exposeID('statusId'),
+    status: t.relation('status'),
+    position: t.exposeInt('position', { description: 'Set by the server: last within its status when created or moved there.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const TicketStatusPage = pageType('TicketStatus', TicketStatus);
+const TicketPage = pageType('Ticket', Ticket);
+
+const TicketStatusInput = builder.inputType('TicketStatusInput', {
+  fields: (t) => ({
+    name: t.string({ description: 'Unique in the workspace.' }),
+    order: t.int({ description: 'Default: after the last status.' }),
+    isClosed: t.boolean(),
+  }),
+});
+
+const TicketInput = builder.inputType('TicketInput', {
+  fields: (t) => ({
+    title: t.string(),
+    description: t.string(),
+    ticketStatusId: t.id({ description: 'Moving to another status puts the ticket last there.' }),
+  }),
+});
+
+const TicketFilter = builder.inputType('TicketFilter', {
+  fields: (t) => ({ ticketStatusId: t.id() }),
+});
+
+const nameTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('name', Messages.taken('name')) : error);
+
+// The status was deleted between our check and our write: the foreign key refused it.
+const statusGone = (error: unknown) =>
+  isForeignKeyViolation(error) ? invalidField('ticket_status_id', Messages.unknownId('ticket_status_id')) : error;
+
+/** The position after the last ticket of a status (1 for an empty one). */
+async function lastPosition(ctx: Context, statusId: string): Promise<number> {
+  const { _max } = await ctx.db.ticket.aggregate({ where: { statusId }, _max: { position: true } });
+  return (_max.position ?? 0) + 1;
+}
+
+builder.queryFields((t) => ({
+  ticketStatus: t.prismaField({
+    type: TicketStatus,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.ticketStatus.findUnique({ ...query, where: { id } }), 'Ticket status'),
+  }),
+  ticketStatuses: t.field({
+    type: TicketStatusPage,
+    args: { page: t.arg.int(), perPage: t.arg.int() },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage } = parseInput(TicketStatusListArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.ticketStatus, { page, perPage, where: {}, orderBy: { id: 'asc' }, typeName: 'TicketStatus' }, ctx, info);
+    },
+  }),
+  ticket: t.prismaField({
+    type: Ticket,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.ticket.findUnique({ ...query, where: { id } }), 'Ticket'),
+  }),
+  tickets: t.field({
+    type: TicketPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: TicketFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, ticketStatusId } = parseInput(TicketListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      return paginate(ctx.db.ticket, { page, perPage, where: { statusId: ticketStatusId }, orderBy: TICKET_ORDER, typeName: 'Ticket' }, ctx, info);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTicketStatus: t.prismaField({
+    type: TicketStatus,
+    args: { input: t.arg({ type: TicketStatusInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const data = parseInput(CreateTicketStatusInput, input, ctx);
+      let order = data.order;
+      if (order === undefined) {
+        const { _max } = await ctx.db.ticketStatus.aggregate({ _max: { order: true } });
+        order = _max.order === null ? 0 : _max.order + 1;
+      }
+      return ctx.db.ticketStatus.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), order } }).catch((e) => Promise.reject(nameTaken(e)));
+    },
+  }),
+  updateTicketStatus: t.prismaField({
+    type: TicketStatus,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketStatusInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      if (!(await ctx.db.ticketStatus.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket status');
+      const data = parseInput(UpdateTicketStatusInput, input, ctx);
+      return ctx.db.ticketStatus.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(nameTaken(e)));
+    },
+  }),
+  deleteTicketStatus: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    // One statement: the foreign key (onDelete: Restrict) refuses it while tickets use the status.
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.ticketStatus, id, 'Ticket status', 'The ticket status is used by tickets and cannot be deleted.'),
+  }),
+  createTicket: t.prismaField({
+    type: Ticket,
+    args: { input: t.arg({ type: TicketInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
+      const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, checked);
+      // Last within its status; concurrent creates may share a position, and id order breaks the tie.
+      const position = await lastPosition(ctx, ticketStatusId);
+      return ctx.db.ticket
+        .create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), statusId: ticketStatusId, position } })
+        .catch((e) => Promise.reject(statusGone(e)));
+    },
+  }),
+  updateTicket: t.prismaField({
+    type: Ticket,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketInput, required: true }) },
+    resolve: async (query, _root, { id, input }, ctx) => {
+      const existing = await ctx.db.ticket.findUnique({ where: { id }, select: { statusId: true } });
+      if (!existing) throw notFound('Ticket');
+      const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
+      const { ticketStatusId, ...data } = parseInput(UpdateTicketInput, input, ctx, checked);
+      // Moving to another status puts the ticket last there; the same status keeps its place.
+      const moved = ticketStatusId !== undefined && ticketStatusId !== existing.statusId;
+      const position = moved ? await lastPosition(ctx, ticketStatusId) : undefined;
+      return ctx.db.ticket
+        .update({ ...query, where: { id }, data: { ...data, ...(moved ? { statusId: ticketStatusId, position } : {}) } })
+        .catch((e) => Promise.reject(statusGone(e)));
+    },
+  }),
+  deleteTicket: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => deleteById(ctx.db.ticket, id, 'Ticket'),
+  }),
+}));

@@ -1,0 +1,478 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, type TestApp, countStatements, newClient, startApp } from './support/app.js';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ACCOUNT_FIELDS = ['id', 'name', 'provider', 'created_at'].sort();
+const LINK_FIELDS = [
+  'id', 'public_token', 'name', 'description', 'amount', 'currency', 'is_active', 'max_installments', 'interest_rate', 'is_recurring',
+  'interval_unit', 'interval_count', 'billing_cycles', 'payment_provider_account_id', 'provider_account', 'products', 'created_at',
+].sort();
+const COUPON_FIELDS = ['id', 'code', 'type', 'value', 'max_redemptions', 'is_active', 'expires_at', 'times_redeemed', 'created_at', 'payment_link_id', 'payment_link'].sort();
+const TRANSACTION_FIELDS = ['id', 'status', 'provider_reference', 'provider_account', 'payment_link', 'amount', 'currency', 'metadata', 'created_at', 'events'].sort();
+const EVENT_FIELDS = ['id', 'type', 'status', 'provider_reference', 'payload', 'occurred_at'].sort();
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+async function account(api: Client, name = 'Stripe main') {
+  const res = await api.post('/payment-provider-accounts', { name, provider: 'stripe' });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function product(api: Client, price: number, currency: string, name = `P ${currency}`) {
+  const res = await api.post('/products', { name, type: 'product', price, currency, unit: 'unit' });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function link(api: Client, body: Record<string, unknown> = {}) {
+  const acc = body.payment_provider_account_id ? undefined : await account(api);
+  const res = await api.post('/payment-links', { name: 'Annual plan', payment_provider_account_id: acc?.id, ...body });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function transaction(api: Client, paymentLink: { id: string }, body: Record<string, unknown> = {}) {
+  return api.post('/payment-transactions', { payment_link_id: paymentLink.id, provider_reference: `pi_${Math.random().toString(36).slice(2)}`, amount: 10, currency: 'USD', ...body });
+}
+
+describe('payment provider accounts', () => {
+  it('creates and lists with exactly the specified fields', async () => {
+    const api = await newClient(app);
+    const created = await account(api);
+    expect(Object.keys(created).sort()).toEqual(ACCOUNT_FIELDS);
+    expect(created).toMatchObject({ name: 'Stripe main', provider: 'stripe' });
+    expect(created.created_at).toMatch(ISO);
+    const list = await api.get('/payment-provider-accounts');
+    expect(list.body).toEqual({ current_page: 1, per_page: 15, total: 1, last_page: 1, data: [created] });
+  });
+
+  it('requires name and provider', async () => {
+    const api = await newClient(app);
+    const res = await api.post('/payment-provider-accounts', { provider: 'Not Valid!' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      name: ['The name field is required.'],
+      provider: ['The provider field must start with a letter and hold only lower-case letters, digits, - and _.'],
+    });
+    expect((await api.get('/payment-provider-accounts')).body.total).toBe(0);
+  });
+});
+
+describe('payment links', () => {
+  it('creates an inactive link with defaults, a URL-safe token, its account and products', async () => {
+    const api = await newClient(app);
+    const acc = await account(api);
+    const usd = await product(api, 19.99, 'USD');
+    const res = await api.post('/payment-links', { name: 'Annual plan', payment_provider_account_id: acc.id, product_ids: [usd.id, usd.id] });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(LINK_FIELDS);
+    expect(res.body).toMatchObject({
+      name: 'Annual plan',
+      description: null,
+      amount: null,
+      currency: 'USD',
+      is_active: false,
+      max_installments: 1,
+      interest_rate: 0,
+      is_recurring: false,
+      interval_unit: 'month',
+      interval_count: 1,
+      billing_cycles: null,
+      payment_provider_account_id: acc.id,
+      provider_account: { id: acc.id, name: 'Stripe main' },
+      products: [{ id: usd.id, name: usd.name, price: 19.99, price_minor: 1999, currency: 'USD' }],
+    });
+    expect(res.body.public_token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    expect((await api.get(`/payment-links/${res.body.id}`)).body).toEqual(res.body);
+  });
+
+  it('gives every link its own token', async () => {
+    const api = await newClient(app);
+    const acc = await account(api);
+    const tokens = await Promise.all(Array.from({ length: 20 }, async () => (await link(api, { payment_provider_account_id: acc.id })).public_token));
+    expect(new Set(tokens).size).toBe(20);
+  });
+
+  it('computes price_minor from the ISO 4217 exponent of each product currency', async () => {
+    const api = await newClient(app);
+    const jpy = await product(api, 1500, 'JPY');
+    const usd = await product(api, 12.345, 'USD');
+    const bhd = await product(api, 1.2345, 'BHD');
+    const created = await link(api, { product_ids: [jpy.id, usd.id, bhd.id] });
+    expect(created.products.map((p: any) => [p.currency, p.price, p.price_minor])).toEqual([
+      ['JPY', 1500, 1500],
+      ['USD', 12.345, 1235],
+      ['BHD', 1.2345, 1235],
+    ]);
+  });
+
+  it('activates and deactivates; activating an active link is a no-op 200', async () => {
+    const api = await newClient(app);
+    const created = await link(api);
+    const on = await api.post(`/payment-links/${created.id}/activate`);
+    expect(on.status).toBe(200);
+    expect(on.body).toEqual({ ...created, is_active: true });
+    const updatedAt = async () => (await api.graphql('query($id: ID!) { paymentLink(id: $id) { updatedAt } }', { id: created.id })).body.data.paymentLink.updatedAt;
+    const before = await updatedAt();
+    const again = await api.request('POST', `/payment-links/${created.id}/activate`);
+    expect([again.status, again.body.is_active]).toEqual([200, true]);
+    expect(await updatedAt()).toBe(before);
+    const off = await api.post(`/payment-links/${created.id}/deactivate`);
+    expect([off.status, off.body.is_active]).toEqual([200, false]);
+    expect((await api.post('/payment-links/01JUNKJUNKJUNKJUNKJUNKJUNK/activate')).body).toEqual({ message: 'Payment link not found.' });
+  });
+
+  it('checks every numeric rule and reference, and creates nothing when refused', async () => {
+    const api = await newClient(app);
+    const res = await api.post('/payment-links', {
+      name: '',
+      amount: -1,
+      currency: 'usd',
+      max_installments: 49,
+      interest_rate: -0.5,
+      interval_unit: 'fortnight',
+      interval_count: 0,
+      billing_cycles: 0,
+      payment_provider_account_id: 'nope',
+      product_ids: ['nope'],
+      is_recurring: 'yes',
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      name: ['The name field is required.'],
+      amount: ['The amount field must be at least 0.'],
+      currency: ['The currency field must be an ISO 4217 currency code in upper case.'],
+      max_installments: ['The max installments field must not be greater than 48.'],
+      interest_rate: ['The interest rate field must be at least 0.'],
+      interval_unit: ['The selected interval unit is invalid.'],
+      interval_count: ['The interval count field must be at least 1.'],
+      billing_cycles: ['The billing cycles field must be at least 1.'],
+      payment_provider_account_id: ['The selected payment provider account id is invalid.'],
+      product_ids: ['The selected product ids is invalid.'],
+      is_recurring: ['The is recurring field must be true or false.'],
+    });
+    expect((await api.post('/payment-links', { name: 'x', max_installments: 0, interval_count: 1.5 })).body.errors).toEqual({
+      max_installments: ['The max installments field must be at least 1.'],
+      interval_count: ['The interval count field must be an integer.'],
+      payment_provider_account_id: ['The payment provider account id field is required.'],
+    });
+    expect((await api.get('/payment-links')).body.total).toBe(0);
+  });
+
+  it('updates partially, replaces products, clears nullable fields, never changes the token', async () => {
+    const api = await newClient(app);
+    const [a, b] = [await product(api, 1, 'USD', 'A'), await product(api, 2, 'USD', 'B')];
+    const other = await account(api, 'Other');
+    const created = await link(api, { product_ids: [a.id], amount: 50, description: 'Yearly' });
+    const res = await api.put(`/payment-links/${created.id}`, {
+      ...created,
+      public_token: 'mine',
+      description: null,
+      is_recurring: true,
+      interval_unit: 'year',
+      billing_cycles: 3,
+      payment_provider_account_id: other.id,
+      product_ids: [b.id],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      public_token: created.public_token,
+      description: null,
+      amount: 50,
+      is_recurring: true,
+      interval_unit: 'year',
+      billing_cycles: 3,
+      provider_account: { id: other.id, name: 'Other' },
+      products: [{ id: b.id }],
+    });
+    const partial = await api.put(`/payment-links/${created.id}`, { name: 'Renamed' });
+    expect(partial.body).toMatchObject({ name: 'Renamed', amount: 50, billing_cycles: 3, products: [{ id: b.id }] });
+    expect((await api.put(`/payment-links/${created.id}`, { max_installments: 100 })).status).toBe(422);
+    expect((await api.get(`/payment-links/${created.id}`)).body.max_installments).toBe(1);
+  });
+
+  it('navigates coupons, products, transactions and the account in GraphQL', async () => {
+    const api = await newClient(app);
+    const p = await product(api, 5, 'USD');
+    const created = await link(api, { product_ids: [p.id] });
+    const coupon = (await api.post('/payment-coupons', { code: 'HELLO', type: 'amount', value: 1, payment_link_id: created.id })).body;
+    const tx = (await transaction(api, created)).body;
+    const res = await api.graphql(
+      `query($id: ID!) { paymentLink(id: $id) {
+        coupons { id paymentLink { id } } products { id paymentLinks { id } } transactions { id paymentLink { id } }
+        providerAccount { paymentLinks { id } transactions { id } }
+      } }`,
+      { id: created.id },
+    );
+    expect(res.body.data.paymentLink).toEqual({
+      coupons: [{ id: coupon.id, paymentLink: { id: created.id } }],
+      products: [{ id: p.id, paymentLinks: [{ id: created.id }] }],
+      transactions: [{ id: tx.id, paymentLink: { id: created.id } }],
+      providerAccount: { paymentLinks: [{ id: created.id }], transactions: [{ id: tx.id }] },
+    });
+  });
+});
+
+describe('payment coupons', () => {
+  it('creates with defaults and exactly the specified fields', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const res = await api.post('/payment-coupons', { code: 'WELCOME_10', type: 'percent', value: 10, payment_link_id: l.id });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(COUPON_FIELDS);
+    expect(res.body).toMatchObject({
+      code: 'WELCOME_10',
+      type: 'percent',
+      value: 10,
+      max_redemptions: null,
+      is_active: true,
+      expires_at: null,
+      times_redeemed: 0,
+      payment_link_id: l.id,
+      payment_link: { id: l.id, name: l.name },
+    });
+    expect((await api.get(`/payment-coupons/${res.body.id}`)).body).toEqual(res.body);
+  });
+
+  it('refuses bad codes, values and references, reporting every field', async () => {
+    const api = await newClient(app);
+    const res = await api.post('/payment-coupons', { code: 'no spaces!', type: 'percent', value: 101, max_redemptions: 0, expires_at: 'soon', payment_link_id: 'nope' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      code: ['The code field may only contain letters, digits, dashes and underscores.'],
+      value: ['The value field must not be greater than 100 for a percent coupon.'],
+      max_redemptions: ['The max redemptions field must be at least 1.'],
+      expires_at: ['The expires at field must be a valid date.'],
+      payment_link_id: ['The selected payment link id is invalid.'],
+    });
+    expect((await api.post('/payment-coupons', { type: 'amount', value: 0 })).body.errors).toEqual({
+      code: ['The code field is required.'],
+      value: ['The value field must be greater than 0.'],
+      payment_link_id: ['The payment link id field is required.'],
+    });
+    expect((await api.post('/payment-coupons', { code: 'x'.repeat(65), type: 'coupon', value: 1 })).body.errors).toMatchObject({
+      code: ['The code field must not be greater than 64 characters.'],
+      type: ['The selected type is invalid.'],
+    });
+    expect((await api.get('/payment-coupons')).body.total).toBe(0);
+  });
+
+  it('keeps codes unique per workspace, ignoring case', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    expect((await api.post('/payment-coupons', { code: 'Spring', type: 'amount', value: 5, payment_link_id: l.id })).status).toBe(201);
+    const dup = await api.post('/payment-coupons', { code: 'SPRING', type: 'amount', value: 5, payment_link_id: l.id });
+    expect([dup.status, dup.body.errors]).toEqual([422, { code: ['The code has already been taken.'] }]);
+    const elsewhere = await newClient(app);
+    const theirs = await link(elsewhere);
+    expect((await elsewhere.post('/payment-coupons', { code: 'spring', type: 'amount', value: 5, payment_link_id: theirs.id })).status).toBe(201);
+  });
+
+  it('PUT requires code, type and value, moves the coupon to another link, and clears nullable fields', async () => {
+    const api = await newClient(app);
+    const [first, second] = [await link(api), await link(api, { name: 'Second' })];
+    const coupon = (await api.post('/payment-coupons', { code: 'A1', type: 'amount', value: 5, max_redemptions: 3, expires_at: '2027-01-01T00:00:00Z', payment_link_id: first.id })).body;
+    expect(coupon.expires_at).toBe('2027-01-01T00:00:00.000Z');
+    const missing = await api.put(`/payment-coupons/${coupon.id}`, { value: 6 });
+    expect(missing.body.errors).toEqual({ code: ['The code field is required.'], type: ['The type field is required.'] });
+    const moved = await api.put(`/payment-coupons/${coupon.id}`, { ...coupon, type: 'percent', value: 15, expires_at: null, payment_link_id: second.id });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ type: 'percent', value: 15, expires_at: null, max_redemptions: 3, payment_link_id: second.id, payment_link: { id: second.id, name: 'Second' } });
+    expect((await api.put(`/payment-coupons/${coupon.id}`, { code: 'A1', type: 'percent', value: 100.5 })).status).toBe(422);
+    expect((await api.put(`/payment-coupons/${coupon.id}`, { code: 'A1', type: 'amount', value: 1, payment_link_id: 'gone' })).body.errors).toEqual({
+      payment_link_id: ['The selected payment link id is invalid.'],
+    });
+  });
+
+  it('never sets max_redemptions below times_redeemed', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const coupon = (await api.post('/payment-coupons', { code: 'LIMITED', type: 'amount', value: 5, max_redemptions: 10, payment_link_id: l.id })).body;
+    await app.database.prisma.paymentCoupon.update({ where: { id: coupon.id }, data: { timesRedeemed: 4 } });
+    const below = await api.put(`/payment-coupons/${coupon.id}`, { code: 'LIMITED', type: 'amount', value: 5, max_redemptions: 3 });
+    expect([below.status, below.body.errors]).toEqual([422, { max_redemptions: ['The max redemptions field must be at least 4, the times already redeemed.'] }]);
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body).toMatchObject({ max_redemptions: 10, times_redeemed: 4 });
+    const equal = await api.put(`/payment-coupons/${coupon.id}`, { code: 'LIMITED', type: 'amount', value: 5, max_redemptions: 4 });
+    expect([equal.status, equal.body.max_redemptions]).toEqual([200, 4]);
+  });
+
+  it('deletes, then answers 404', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const coupon = (await api.post('/payment-coupons', { code: 'BYE', type: 'amount', value: 5, payment_link_id: l.id })).body;
+    const res = await api.delete(`/payment-coupons/${coupon.id}`);
+    expect([res.status, res.body]).toEqual([204, null]);
+    expect((await api.delete(`/payment-coupons/${coupon.id}`)).body).toEqual({ message: 'Payment coupon not found.' });
+  });
+});
+
+describe('payment transactions', () => {
+  it('records a transaction with defaults; a known provider reference returns it unchanged with 200', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const res = await api.post('/payment-transactions', { payment_link_id: l.id, provider_reference: 'pi_123', amount: 99.9, currency: 'USD' });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(TRANSACTION_FIELDS);
+    expect(res.body).toMatchObject({
+      status: 'pending',
+      provider_reference: 'pi_123',
+      provider_account: l.provider_account,
+      payment_link: { id: l.id, public_token: l.public_token, name: l.name },
+      amount: 99.9,
+      currency: 'USD',
+      metadata: {},
+      events: [],
+    });
+    const again = await api.post('/payment-transactions', { payment_link_id: l.id, provider_reference: 'pi_123', amount: 1, currency: 'EUR', status: 'paid', metadata: { x: 1 } });
+    expect([again.status, again.body]).toEqual([200, res.body]);
+    expect((await api.get('/payment-transactions')).body.total).toBe(1);
+  });
+
+  it('keeps provider references unique per provider account, not per workspace', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const other = await account(api, 'Second account');
+    const first = await transaction(api, l, { provider_reference: 'pi_same' });
+    const second = await transaction(api, l, { provider_reference: 'pi_same', payment_provider_account_id: other.id });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.provider_account).toEqual({ id: other.id, name: 'Second account' });
+  });
+
+  it('validates ingestion input', async () => {
+    const api = await newClient(app);
+    const res = await api.post('/payment-transactions', { payment_link_id: 'nope', payment_provider_account_id: 'nope', amount: -5, currency: 'US', status: 'done', metadata: [1] });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      payment_link_id: ['The selected payment link id is invalid.'],
+      payment_provider_account_id: ['The selected payment provider account id is invalid.'],
+      provider_reference: ['The provider reference field is required.'],
+      amount: ['The amount field must be at least 0.'],
+      currency: ['The currency field must be an ISO 4217 currency code in upper case.'],
+      status: ['The selected status is invalid.'],
+      metadata: ['The metadata field must be an object.'],
+    });
+    const nul = await api.post('/payment-transactions', { payment_link_id: 'nope', provider_reference: 'pi_\u0000', amount: 1, currency: 'USD' });
+    expect(nul.body.errors.provider_reference).toEqual(['The provider reference field must not contain NUL characters.']);
+  });
+
+  it('stores one transaction when duplicate deliveries arrive at the same time', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const body = { payment_link_id: l.id, provider_reference: 'pi_race', amount: 10, currency: 'USD' };
+    const replies = await Promise.all(Array.from({ length: 10 }, () => api.post('/payment-transactions', body)));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(replies.map((r) => r.body.id)).size).toBe(1);
+    expect((await api.get('/payment-transactions')).body.total).toBe(1);
+  });
+
+  it('appends events oldest first; status follows the latest by occurred_at whatever the arrival order', async () => {
+    const api = await newClient(app);
+    const tx = (await transaction(api, await link(api))).body;
+    const event = (ref: string, status: string, at: string) => api.post(`/payment-transactions/${tx.id}/events`, { type: `payment.${status}`, status, provider_reference: ref, occurred_at: at, payload: { ref } });
+    const paid = await event('evt_3', 'paid', '2026-11-20T10:02:00Z');
+    expect(paid.status).toBe(201);
+    expect(Object.keys(paid.body).sort()).toEqual(EVENT_FIELDS);
+    expect(paid.body).toMatchObject({ type: 'payment.paid', status: 'paid', provider_reference: 'evt_3', payload: { ref: 'evt_3' }, occurred_at: '2026-11-20T10:02:00.000Z' });
+    await event('evt_1', 'pending', '2026-11-20T10:00:00Z');
+    await event('evt_2', 'processing', '2026-11-20T10:01:00+00:00');
+    const read = (await api.get(`/payment-transactions/${tx.id}`)).body;
+    expect(read.status).toBe('paid');
+    expect(read.events.map((e: any) => e.provider_reference)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    const refund = await event('evt_4', 'refunded', '2026-11-21T09:00:00Z');
+    expect(refund.status).toBe(201);
+    expect((await api.get(`/payment-transactions/${tx.id}`)).body.status).toBe('refunded');
+    const redelivered = await event('evt_1', 'failed', '2030-01-01T00:00:00Z');
+    expect([redelivered.status, redelivered.body.status, redelivered.body.occurred_at]).toEqual([200, 'pending', '2026-11-20T10:00:00.000Z']);
+    expect((await api.get(`/payment-transactions/${tx.id}`)).body.status).toBe('refunded');
+  });
+
+  it('keeps the right status when events for one transaction arrive concurrently, duplicates included', async () => {
+    const api = await newClient(app);
+    const tx = (await transaction(api, await link(api))).body;
+    const statuses = ['pending', 'processing', 'failed', 'processing', 'paid', 'refunded', 'canceled', 'pending'];
+    const bodies = statuses.map((status, i) => ({ type: `payment.${status}`, status, provider_reference: `evt_${i}`, occurred_at: new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString() }));
+    // Latest last in time, but sent in a shuffled order, each twice.
+    const order = [5, 2, 7, 0, 3, 6, 1, 4];
+    const replies = await Promise.all([...order, ...order].map((i) => api.post(`/payment-transactions/${tx.id}/events`, bodies[i])));
+    expect(replies.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(8);
+    const read = (await api.get(`/payment-transactions/${tx.id}`)).body;
+    expect(read.events.map((e: any) => e.provider_reference)).toEqual(bodies.map((b) => b.provider_reference));
+    expect(read.status).toBe('pending');
+  });
+
+  it('validates events and answers 404 for an unknown transaction', async () => {
+    const api = await newClient(app);
+    const tx = (await transaction(api, await link(api))).body;
+    const res = await api.post(`/payment-transactions/${tx.id}/events`, { status: 'late', occurred_at: '2026-13-01T00:00:00Z', payload: 'x' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      type: ['The type field is required.'],
+      status: ['The selected status is invalid.'],
+      provider_reference: ['The provider reference field is required.'],
+      payload: ['The payload field must be an object.'],
+      occurred_at: ['The occurred at field must be a valid date.'],
+    });
+    const body = { type: 't', status: 'paid', provider_reference: 'e', occurred_at: '2026-11-20T10:00:00Z' };
+    expect((await api.post('/payment-transactions/01JUNKJUNKJUNKJUNKJUNKJUNK/events', body)).body).toEqual({ message: 'Payment transaction not found.' });
+    const stranger = await newClient(app);
+    expect((await stranger.post(`/payment-transactions/${tx.id}/events`, body)).status).toBe(404);
+    expect((await stranger.post(`/payment-links/${tx.payment_link.id}/activate`)).status).toBe(404);
+    expect((await api.get(`/payment-transactions/${tx.id}`)).body.events).toEqual([]);
+  });
+
+  it('lists newest first, filters by status, and searches the reference or the link name literally', async () => {
+    const api = await newClient(app);
+    const plain = await link(api, { name: 'Gold plan' });
+    const odd = await link(api, { name: '100% off_sale \\ promo' });
+    const a = (await transaction(api, plain, { provider_reference: 'PI_Alpha' })).body;
+    const b = (await transaction(api, odd, { provider_reference: 'pi_beta', status: 'paid' })).body;
+    const c = (await transaction(api, plain, { provider_reference: 'pi_gam%ma', status: 'paid' })).body;
+    const ids = async (query: string) => (await api.get(`/payment-transactions${query}`)).body.data.map((t: any) => t.id);
+    expect(await ids('')).toEqual([c.id, b.id, a.id]);
+    expect(await ids('?status=paid')).toEqual([c.id, b.id]);
+    expect(await ids('?search=alpha')).toEqual([a.id]);
+    expect(await ids('?search=GOLD')).toEqual([c.id, a.id]);
+    expect(await ids(`?search=${encodeURIComponent('%')}`)).toEqual([c.id, b.id]);
+    expect(await ids('?search=_')).toEqual([c.id, b.id, a.id]);
+    expect(await ids('?search=off_')).toEqual([b.id]);
+    expect(await ids(`?search=${encodeURIComponent('\\')}`)).toEqual([b.id]);
+    expect(await ids(`?search=${encodeURIComponent('0% o')}`)).toEqual([b.id]);
+    expect(await ids('?search=pi_')).toEqual([c.id, b.id, a.id]);
+    expect(await ids('?search=p_')).toEqual([]);
+    expect(await ids('?status=paid&search=beta')).toEqual([b.id]);
+    const bad = await api.get('/payment-transactions?status=done&per_page=0');
+    expect([bad.status, bad.body.errors]).toEqual([422, { status: ['The selected status is invalid.'], per_page: ['The per page field must be at least 1.'] }]);
+  });
+
+  it('loads a page of transactions with their events, account and link in a fixed number of statements', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const page = async () => {
+      const res = await api.get('/payment-transactions?per_page=100');
+      expect(res.status).toBe(200);
+      return res.body.data.length;
+    };
+    const addTransactions = async (n: number) => {
+      for (let i = 0; i < n; i += 1) {
+        const tx = (await transaction(api, l)).body;
+        await api.post(`/payment-transactions/${tx.id}/events`, { type: 'payment.paid', status: 'paid', provider_reference: 'e1', occurred_at: '2026-11-20T10:00:00Z' });
+      }
+    };
+    await addTransactions(3);
+    let rows = 0;
+    const few = await countStatements(app, async () => (rows = await page()));
+    expect(rows).toBe(3);
+    await addTransactions(27);
+    const many = await countStatements(app, async () => (rows = await page()));
+    expect(rows).toBe(30);
+    expect(many).toBe(few);
+    // The same for 3 rows as for 30: relations load in one query each, never one per row.
+    expect(many).toBe(7);
+  });
+});

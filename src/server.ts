@@ -8,6 +8,7 @@ import { createGraphQL } from './graphql/yoga.js';
 import { createGate } from './http/gate.js';
 import { MAX_BODY_BYTES, errorBody, json, logError } from './http/responses.js';
 import { createRestAdapter } from './rest/adapter.js';
+import { createIdempotency } from './rest/idempotency.js';
 
 /** A client's request id is echoed when it is short plain text; otherwise one is made. */
 function requestIdOf(request: Request): string {
@@ -33,7 +34,7 @@ function tooLarge(request: Request): Response | undefined {
 /** One handler for everything: /healthz, /graphql and /api/v1. */
 export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>) {
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
-  const rest = createRestAdapter(schema, restRoutes, gate);
+  const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const yoga = createGraphQL(schema, gate);
 
   return createServerAdapter(async (request: Request) => {

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './support/app.js';
+import { startProcess as start } from './support/process.js';
 import { freshDatabase } from './support/fresh-database.js';
 
 const TSX = ['node_modules/.bin/tsx'];
@@ -13,22 +14,6 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
   return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
-}
-
-/** Starts `src/main.ts` and waits for its "listening" line. */
-async function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(TSX[0]!, ['src/main.ts'], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      output += d;
-      const m = /listening on (http:\/\/\S+)/.exec(output);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (d) => (output += d));
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-  });
-  return { child, url, output: () => output };
 }
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;

@@ -5,6 +5,7 @@ import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
 import { coerceVariables } from './coerce.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
+import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
 import type { RestRoute } from './route.js';
 
 interface CompiledRoute extends RestRoute {
@@ -47,7 +48,7 @@ function match(routes: CompiledRoute[], segments: string[]) {
  * The REST face: each route runs its GraphQL operation in-process with the same
  * context as /graphql, and maps error codes to statuses. No business logic here.
  */
-export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Gate, prefix = '/api/v1') {
+export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Gate, idempotent: Idempotency, prefix = '/api/v1') {
   const routes: CompiledRoute[] = table.map((r) => ({
     ...r,
     segments: splitPath(r.path),
@@ -90,10 +91,29 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       }
       raw.input = body.value;
     }
+    const run = () => runRoute(route, raw, url.searchParams, admission.context, requestId);
+
+    const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
+    if (key === null) return respond(await run(), headers);
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      return json(422, { message: 'The given data was invalid.', errors: { idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] } }, headers);
+    }
+    const { workspace, db } = admission.context;
+    const result = await idempotent(db, workspace.id, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, raw.input) }, run);
+    if ('conflict' in result) {
+      return result.conflict === 'mismatch'
+        ? json(422, { message: 'The given data was invalid.', errors: { idempotency_key: ['The Idempotency-Key was already used with another request.'] } }, headers)
+        : json(409, errorBody('A request with this Idempotency-Key is still in progress; retry later.'), { ...headers, 'Retry-After': '1' });
+    }
+    return respond(result, result.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
+  };
+
+  /** Runs a route's operation; every answer, success or error, is an outcome (500s included, already logged). */
+  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, search: URLSearchParams, admitted: Context, requestId: string): Promise<Outcome> {
     const fromBody = coerceVariables(schema, route.compiled.operation, raw, 'body');
-    const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
+    const fromQuery = queryVariables(schema, route.compiled, search);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
-    const context: Context = { ...admission.context, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
+    const context: Context = { ...admitted, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
 
     let result: ExecutionResult;
     try {
@@ -105,18 +125,19 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       });
     } catch (error) {
       logError(requestId, error, `${route.method} ${route.path}`);
-      return json(500, errorBody('Server error.'), headers);
+      return { status: 500, body: errorBody('Server error.') };
     }
-    if (result.errors?.length) return errorResponse(result.errors[0]!, headers, requestId, route);
+    if (result.errors?.length) return errorOutcome(result.errors[0]!, requestId, route);
     // Resolvers report type errors through parseInput; one that takes no input still must not succeed.
-    if (context.inputTypeErrors) return unprocessable(invalid(context.inputTypeErrors), headers);
+    if (context.inputTypeErrors) return unprocessable(invalid(context.inputTypeErrors));
 
     const data = result.data as Record<string, unknown>;
     const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));
-    const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
-    return json(status, body, headers);
-  };
+    return { status, body: route.unwrap ? route.unwrap(data) : Object.values(data)[0] };
+  }
 }
+
+const respond = (outcome: Outcome, headers: Record<string, string>) => json(outcome.status, outcome.body, headers);
 
 /** `page`/`per_page` fill `$page`/`$perPage`; other parameters fill `$filter`, and are refused where there is none. */
 function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, search: URLSearchParams) {
@@ -136,16 +157,16 @@ function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, searc
   return { variables: coerced.variables, errors: { ...coerced.errors, ...extra } };
 }
 
-function unprocessable(error: GraphQLError, headers: Record<string, string>) {
-  return json(422, { message: error.message, errors: error.extensions.errors }, headers);
+function unprocessable(error: GraphQLError): Outcome {
+  return { status: 422, body: { message: error.message, errors: error.extensions.errors } };
 }
 
-function errorResponse(raised: GraphQLError, headers: Record<string, string>, requestId: string, route: RestRoute): Response {
+function errorOutcome(raised: GraphQLError, requestId: string, route: RestRoute): Outcome {
   const error = contractError(raised);
   const code = error && codeOf(error);
   const status = code ? STATUS_BY_CODE[code] : undefined;
-  if (status === 422) return unprocessable(error!, headers);
-  if (status) return json(status, errorBody(error!.message), headers);
+  if (status === 422) return unprocessable(error!);
+  if (status) return { status, body: errorBody(error!.message) };
   logError(requestId, raised, `${route.method} ${route.path}`);
-  return json(500, errorBody('Server error.'), headers);
+  return { status: 500, body: errorBody('Server error.') };
 }

@@ -4,12 +4,14 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
+import { loadDemo } from './demo/demo-data.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
   keys create --workspace <name> [--name <label>] [--json]
   keys list --workspace <name>
   keys revoke <key id or prefix>
+  demo --workspace <name>
   migrate`;
 
 /** stdout carries only what a command promises (one JSON line for `keys create --json`); the rest goes to stderr. */
@@ -29,6 +31,29 @@ async function main(argv: string[]): Promise<number> {
     const applied = await applyMigrations(target, { log: err });
     err(applied.length ? `Applied ${applied.length} migration(s).` : 'No pending migrations.');
     return 0;
+  }
+  if (command === 'demo') {
+    if (sub || !values.workspace) {
+      err(USAGE);
+      return 2;
+    }
+    await applyMigrations(target, { log: err });
+    const database = await openDatabase(target);
+    try {
+      const result = await loadDemo(database.prisma, values.workspace, err);
+      if (result.loaded) {
+        const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
+        err(`Loaded the demo data set (${total} rows) into workspace "${values.workspace}" (${result.workspaceId}).`);
+        err(`Get a key for it: npm run --silent cli -- keys create --workspace ${JSON.stringify(values.workspace)} --json`);
+      }
+      return 0;
+    } catch (error) {
+      err(`Error: ${(error as Error).message}`);
+      err('Nothing was loaded (the demo loads in one transaction).');
+      return 1;
+    } finally {
+      await database.close();
+    }
   }
   if (command !== 'keys' || !sub) {
     err(USAGE);

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createKey } from '../src/auth/api-keys.js';
+import { newId } from '../src/db/ids.js';
+import { countDemoRows, loadDemo } from '../src/demo/demo-data.js';
+import { type TestApp, send, startApp } from './support/app.js';
+
+/** The CLI as a real process, on this run's migrated database. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+}
+
+const workspace = `demo-${newId()}`;
+let app: TestApp;
+let workspaceId: string;
+let first: Awaited<ReturnType<typeof cli>>;
+let second: Awaited<ReturnType<typeof cli>>;
+let countsAfterFirst: Record<string, number>;
+let countsAfterSecond: Record<string, number>;
+let api: (path: string, body?: unknown) => ReturnType<typeof send>;
+
+beforeAll(async () => {
+  app = await startApp();
+  first = await cli(['demo', '--workspace', workspace]);
+  const row = await app.database.prisma.workspace.findUnique({ where: { name: workspace } });
+  workspaceId = row?.id ?? '';
+  countsAfterFirst = await countDemoRows(app.database.prisma, workspaceId);
+  second = await cli(['demo', '--workspace', workspace]);
+  countsAfterSecond = await countDemoRows(app.database.prisma, workspaceId);
+  const { key } = await createKey(app.database.prisma, workspace, 'test');
+  api = (path, body) =>
+    body === undefined
+      ? send(`${app.url}/api/v1${path}`, 'GET', { headers: { 'X-Api-Key': key } })
+      : send(`${app.url}${path}`, 'POST', { body, headers: { 'X-Api-Key': key } });
+});
+afterAll(() => app.close());
+
+describe('cli demo', () => {
+  it('loads the data set, reporting progress on stderr only', () => {
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toMatch(/30 contacts/);
+    expect(first.stderr).toMatch(/40 payment transactions/);
+    expect(first.stderr).toContain(workspaceId);
+    expect(countsAfterFirst).toMatchObject({
+      users: 4,
+      propertyDefinitions: 4,
+      companies: 8,
+      contacts: 30,
+      products: 6,
+      pipelines: 3,
+      tasks: 12,
+      ticketStatuses: 4,
+      tickets: 15,
+      paymentProviderAccounts: 2,
+      paymentLinks: 5,
+      paymentCoupons: 8,
+      paymentTransactions: 40,
+    });
+  });
+
+  it('detects a second run and loads nothing again', () => {
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(/already holds the demo/);
+    expect(countsAfterSecond).toEqual(countsAfterFirst);
+  });
+
+  it('needs --workspace', async () => {
+    const bare = await cli(['demo']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('demo --workspace <name>');
+  });
+
+  it('reads back through REST: pipelines, a deal in every stage, contact search, products', async () => {
+    const pipelines = await api('/pipelines');
+    expect(pipelines.status).toBe(200);
+    expect(pipelines.body.total).toBe(3);
+    const stages: string[] = pipelines.body.data.flatMap((p: any) => p.stages.map((s: any) => s.id));
+    expect(stages.length).toBeGreaterThanOrEqual(12);
+
+    const deals = await api('/deals?per_page=100');
+    expect(deals.status).toBe(200);
+    expect(deals.body.total).toBe(countsAfterFirst.deals);
+    expect(deals.body.data).toHaveLength(deals.body.total);
+    const dealStages = new Set(deals.body.data.map((d: any) => d.stage.id));
+    for (const stage of stages) expect(dealStages.has(stage)).toBe(true);
+
+    const found = await api('/contacts?search=TANAKA');
+    expect(found.body.data.map((c: any) => [c.first_name, c.email, c.properties])).toEqual([
+      ['Hiroshi', 'hiroshi.tanaka@sakurafoods.example', { tier: 'gold', newsletter: false }],
+    ]);
+
+    const products = await api('/products');
+    expect(products.body.total).toBe(6);
+    expect(new Set(products.body.data.map((p: any) => p.currency))).toEqual(new Set(['USD', 'EUR', 'JPY']));
+  });
+
+  it('reads back through GraphQL: contacts with their companies', async () => {
+    const res = await api('/graphql', { query: '{ contacts(perPage: 5) { total data { email companies { name } } } }' });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.contacts.total).toBe(30);
+    expect(res.body.data.contacts.data[0]).toEqual({ email: 'jordan.lee@harborpine.example', companies: [{ name: 'Harbor & Pine Logistics' }] });
+  });
+
+  it('stores tasks, tickets and payments consistently', async () => {
+    const db = app.database.prisma;
+    const tasks = await db.task.findMany({ where: { workspaceId }, orderBy: { position: 'asc' }, include: { owners: true } });
+    expect(tasks.map((t) => t.position)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(new Set(tasks.map((t) => t.priority))).toEqual(new Set(['low', 'normal', 'high', 'urgent']));
+    expect(tasks.every((t) => t.owners.length > 0)).toBe(true);
+
+    const statuses = await db.ticketStatus.findMany({ where: { workspaceId }, orderBy: { order: 'asc' }, include: { tickets: { orderBy: { position: 'asc' } } } });
+    expect(statuses.map((s) => [s.name, s.order, s.isClosed])).toEqual([
+      ['Open', 0, false],
+      ['In progress', 1, false],
+      ['Waiting', 2, false],
+      ['Closed', 3, true],
+    ]);
+    for (const s of statuses) expect(s.tickets.map((t) => t.position)).toEqual(Array.from({ length: s.tickets.length }, (_, i) => i + 1));
+
+    const links = await db.paymentLink.findMany({ where: { workspaceId }, include: { products: true, coupons: true } });
+    expect(links.filter((l) => l.isRecurring).map((l) => [l.intervalUnit, l.billingCycles])).toEqual([['month', 12]]);
+    for (const l of links) expect(l.products.every((p) => p.currency === l.currency)).toBe(true);
+    for (const c of links.flatMap((l) => l.coupons)) {
+      expect(c.codeKey).toBe(c.code.toLowerCase());
+      if (c.maxRedemptions !== null) expect(c.timesRedeemed).toBeLessThan(c.maxRedemptions);
+      if (c.type === 'percent') expect(Number(c.value)).toBeLessThanOrEqual(100);
+    }
+
+    const transactions = await db.paymentTransaction.findMany({
+      where: { workspaceId },
+      include: { events: { orderBy: { occurredAt: 'asc' } }, paymentLink: true },
+    });
+    expect(transactions).toHaveLength(40);
+    const byStatus = new Map<string, number>();
+    for (const t of transactions) byStatus.set(t.status, (byStatus.get(t.status) ?? 0) + 1);
+    for (const status of ['pending', 'processing', 'paid', 'failed', 'refunded', 'canceled']) expect(byStatus.get(status) ?? 0).toBeGreaterThanOrEqual(3);
+    for (const t of transactions) {
+      expect(t.events.length).toBeGreaterThanOrEqual(1);
+      expect(t.events.length).toBeLessThanOrEqual(4);
+      expect(t.status).toBe(t.events.at(-1)!.status);
+      expect(new Set(t.events.map((e) => e.occurredAt.getTime())).size).toBe(t.events.length);
+      expect(new Set(t.events.map((e) => e.providerReference)).size).toBe(t.events.length);
+      expect([t.currency, t.providerAccountId]).toEqual([t.paymentLink.currency, t.paymentLink.providerAccountId]);
+    }
+    expect(await db.paymentTransactionEvent.count({ where: { workspaceId } })).toBe(countsAfterFirst.paymentEvents);
+  });
+
+  it('leaves nothing behind when the load fails half-way', async () => {
+    const name = `demo-failed-${newId()}`;
+    const failing = (line: string) => {
+      if (/deals/.test(line)) throw new Error('stopped on purpose');
+    };
+    await expect(loadDemo(app.database.prisma, name, failing)).rejects.toThrow('stopped on purpose');
+    expect(await app.database.prisma.workspace.count({ where: { name } })).toBe(0);
+    expect(await app.database.prisma.user.count({ where: { workspace: { name } } })).toBe(0);
+  });
+});

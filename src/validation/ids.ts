@@ -20,3 +20,9 @@ export async function unknownIds(delegate: IdDelegate, ids: readonly unknown[] |
 export async function unknownId(delegate: IdDelegate, id: unknown, field: string): Promise<FieldErrors> {
   return typeof id === 'string' ? unknownIds(delegate, [id], field) : {};
 }
+
+/**
+ * The Prisma write for a sent id array: link the ids to a new record (`connect`) or
+ * make them the whole set (`set`); an absent array leaves the relation alone.
+ */
+export const linkIds = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);

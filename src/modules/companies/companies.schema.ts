@@ -3,7 +3,7 @@ import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
-import { unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownIds } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
 
@@ -58,7 +58,7 @@ builder.mutationFields((t) => ({
       const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
       return ctx.db.company.create({
         ...query,
-        data: { ...data, ...newRow(ctx.workspace.id), contacts: contactIds ? { connect: contactIds.map((id) => ({ id })) } : undefined },
+        data: { ...data, ...newRow(ctx.workspace.id), contacts: linkIds(contactIds, 'connect') },
       });
     },
   }),
@@ -71,7 +71,7 @@ builder.mutationFields((t) => ({
       return ctx.db.company.update({
         ...query,
         where: { id },
-        data: { ...data, contacts: contactIds ? { set: contactIds.map((cid) => ({ id: cid })) } : undefined },
+        data: { ...data, contacts: linkIds(contactIds, 'set') },
       });
     },
   }),

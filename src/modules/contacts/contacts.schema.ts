@@ -7,7 +7,7 @@ import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
-import { unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownIds } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
@@ -77,7 +77,7 @@ function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>,
       lastName,
       properties: mergeProperties({}, properties),
       search: contactSearchText({ ...data, lastName }),
-      companies: companyIds ? { connect: companyIds.map((id) => ({ id })) } : undefined,
+      companies: linkIds(companyIds, 'connect'),
     },
   });
 }
@@ -92,7 +92,7 @@ function applyToContact(ctx: Context, existing: ContactRow, valid: z.output<type
       ...data,
       properties: properties === undefined ? undefined : mergeProperties(existing.properties, properties),
       search: contactSearchText({ ...existing, ...data }),
-      companies: companyIds ? { set: companyIds.map((id) => ({ id })) } : undefined,
+      companies: linkIds(companyIds, 'set'),
     },
   });
 }

@@ -5,7 +5,7 @@ import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
 import { notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
-import { unknownId, unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
@@ -67,7 +67,6 @@ async function checks(ctx: Context, input: DealInputShape): Promise<{ errors: Fi
   return { errors: [stageErrors, ...errors], stageId: stage?.id };
 }
 
-const connect = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);
 
 builder.queryFields((t) => ({
   deal: t.prismaField({
@@ -101,8 +100,8 @@ builder.mutationFields((t) => ({
           estimatedValue: data.estimatedValue ?? 0,
           stageId: found.stageId!,
           properties: mergeProperties({}, properties),
-          contacts: connect(contactIds, 'connect'),
-          products: connect(productIds, 'connect'),
+          contacts: linkIds(contactIds, 'connect'),
+          products: linkIds(productIds, 'connect'),
         },
       });
     },
@@ -122,8 +121,8 @@ builder.mutationFields((t) => ({
           ...data,
           stageId: found.stageId,
           properties: properties === undefined ? undefined : mergeProperties(existing.properties, properties),
-          contacts: connect(contactIds, 'set'),
-          products: connect(productIds, 'set'),
+          contacts: linkIds(contactIds, 'set'),
+          products: linkIds(productIds, 'set'),
         },
       });
     },

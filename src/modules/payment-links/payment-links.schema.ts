@@ -4,7 +4,7 @@ import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { unknownId, unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreatePaymentLinkInput, INTERVAL_UNITS, PaymentLinkListArgs, UpdatePaymentLinkInput } from './payment-links.input.js';
 import { newPublicToken } from './public-token.js';
@@ -69,7 +69,6 @@ const databaseChecks = (ctx: Context, input: PaymentLinkInputShape) =>
     unknownIds(ctx.db.product, input.productIds, 'product_ids'),
   ]);
 
-const products = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);
 
 /**
  * Sets `isActive` in one conditional statement: a link already in that state is not
@@ -114,7 +113,7 @@ builder.mutationFields((t) => ({
           publicToken: newPublicToken(),
           nameSearch: searchText(data.name),
           providerAccountId: paymentProviderAccountId,
-          products: products(productIds, 'connect'),
+          products: linkIds(productIds, 'connect'),
         },
       });
     },
@@ -132,7 +131,7 @@ builder.mutationFields((t) => ({
           ...data,
           nameSearch: data.name === undefined ? undefined : searchText(data.name),
           providerAccountId: paymentProviderAccountId,
-          products: products(productIds, 'set'),
+          products: linkIds(productIds, 'set'),
         },
       });
     },

@@ -4,7 +4,7 @@ import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownIds } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreateTaskInput, TASK_PRIORITIES, TaskListArgs, UpdateTaskInput } from './tasks.input.js';
 
@@ -56,7 +56,6 @@ type TaskInputShape = typeof TaskInput.$inferInput;
 const checks = (ctx: Context, input: TaskInputShape) =>
   Promise.all([unknownIds(ctx.db.user, input.ownerIds, 'owner_ids'), unknownIds(ctx.db.user, input.assigneeIds, 'assignee_ids')]);
 
-const users = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);
 
 builder.queryFields((t) => ({
   task: t.prismaField({
@@ -89,8 +88,8 @@ builder.mutationFields((t) => ({
           ...data,
           ...newRow(ctx.workspace.id),
           position: (_max.position ?? 0) + 1,
-          owners: users(ownerIds, 'connect'),
-          assignees: users(assigneeIds, 'connect'),
+          owners: linkIds(ownerIds, 'connect'),
+          assignees: linkIds(assigneeIds, 'connect'),
         },
       });
     },
@@ -104,7 +103,7 @@ builder.mutationFields((t) => ({
       return ctx.db.task.update({
         ...query,
         where: { id },
-        data: { ...data, owners: users(ownerIds, 'set'), assignees: users(assigneeIds, 'set') },
+        data: { ...data, owners: linkIds(ownerIds, 'set'), assignees: linkIds(assigneeIds, 'set') },
       });
     },
   }),

@@ -476,3 +476,34 @@ describe('payment transactions', () => {
     expect(many).toBe(7);
   });
 });
+
+describe('payments in GraphQL', () => {
+  it('records, appends, activates and reports the same field errors as REST', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const record = `mutation($input: RecordPaymentTransactionInput!) { recordPaymentTransaction(input: $input) { created transaction { id status events { id } } } }`;
+    const input = { paymentLinkId: l.id, providerReference: 'pi_gql', amount: 5, currency: 'USD' };
+    const first = await api.graphql(record, { input });
+    expect(first.body.data.recordPaymentTransaction).toMatchObject({ created: true, transaction: { status: 'pending', events: [] } });
+    const again = await api.graphql(record, { input });
+    expect(again.body.data.recordPaymentTransaction).toEqual({ ...first.body.data.recordPaymentTransaction, created: false });
+    const id = first.body.data.recordPaymentTransaction.transaction.id;
+
+    const append = `mutation($id: ID!, $input: AppendPaymentTransactionEventInput!) { appendPaymentTransactionEvent(transactionId: $id, input: $input) { created event { status transaction { status } } } }`;
+    const appended = await api.graphql(append, { id, input: { type: 'payment.paid', status: 'paid', providerReference: 'evt', occurredAt: '2026-11-20T10:00:00Z' } });
+    expect(appended.body.data.appendPaymentTransactionEvent).toEqual({ created: true, event: { status: 'paid', transaction: { status: 'paid' } } });
+
+    const bad = await api.graphql(append, { id, input: { status: 'paid' } });
+    expect(bad.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      errors: { type: ['The type field is required.'], provider_reference: ['The provider reference field is required.'], occurred_at: ['The occurred at field is required.'] },
+    });
+    const missing = await api.graphql(append, { id: '01JUNKJUNKJUNKJUNKJUNKJUNK', input: {} });
+    expect([missing.body.errors[0].message, missing.body.errors[0].extensions.code]).toEqual(['Payment transaction not found.', 'NOT_FOUND']);
+
+    const activated = await api.graphql('mutation($id: ID!) { activatePaymentLink(id: $id) { isActive transactions { id events { status } } } }', { id: l.id });
+    expect(activated.body.data.activatePaymentLink).toEqual({ isActive: true, transactions: [{ id, events: [{ status: 'paid' }] }] });
+    const deleted = await api.graphql('mutation($id: ID!) { deletePaymentLink(id: $id) }', { id: l.id });
+    expect(deleted.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { id: ['The payment link has transactions: deactivate it instead.'] } });
+  });
+});

@@ -173,6 +173,9 @@ builder.mutationFields((t) => ({
   }),
 }));
 
+// A burst of events for one transaction queues on its row lock: allow for the queue, beyond Prisma's 2 s / 5 s defaults.
+const APPEND_WAIT = { maxWait: 15_000, timeout: 15_000 };
+
 /**
  * Inserts the event and sets the transaction's status from its latest event, in one
  * database transaction that first locks the transaction's row (the `updatedAt`
@@ -186,5 +189,5 @@ function appendEvent(ctx: Context, transactionId: string, data: ReturnType<typeo
     const latest = await tx.paymentTransactionEvent.findFirstOrThrow({ where: { transactionId }, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], select: { status: true } });
     await tx.paymentTransaction.update({ where: { id: transactionId }, data: { status: latest.status }, select: { id: true } });
     return event;
-  });
+  }, APPEND_WAIT);
 }

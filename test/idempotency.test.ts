@@ -111,4 +111,20 @@ describe('Idempotency-Key on POST', () => {
     const records = await app.database.prisma.idempotencyRecord.findMany({ where: { workspaceId: api.workspaceId } });
     expect(records.map((r) => [r.key, r.status])).toEqual([['k-old', 201]]);
   });
+
+  it("purges every workspace's expired records as requests come, with no job", async () => {
+    const stale = await newClient(app);
+    await post(stale, '/users', { name: 'Old', email: 'old@example.com' }, 'k-stale');
+    await app.database.prisma.idempotencyRecord.updateMany({ where: { workspaceId: stale.workspaceId }, data: { createdAt: new Date(Date.now() - 25 * 3600 * 1000) } });
+    // A new server process purges with its first idempotent request.
+    const fresh = await startApp();
+    try {
+      const api = await newClient(fresh);
+      expect((await post(api, '/users', { name: 'N', email: 'n@example.com' }, 'k-new')).status).toBe(201);
+      expect(await app.database.prisma.idempotencyRecord.count({ where: { workspaceId: stale.workspaceId } })).toBe(0);
+      expect(await app.database.prisma.idempotencyRecord.count({ where: { workspaceId: api.workspaceId } })).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
 });

@@ -44,17 +44,18 @@ export type IdempotentResult = (Outcome & { replayed: boolean }) | { conflict: '
  */
 export function createIdempotency(prisma: Db) {
   let lastPurge = 0;
-  const purgeExpired = (now: number) => {
+  // Every workspace's expired records, in one indexed statement (on createdAt).
+  const purgeExpired = async (now: number) => {
     if (now - lastPurge < 60_000) return;
     lastPurge = now;
-    prisma.idempotencyRecord.deleteMany({ where: { createdAt: { lt: new Date(now - DAY_MS) } } }).catch(() => {
+    await prisma.idempotencyRecord.deleteMany({ where: { createdAt: { lt: new Date(now - DAY_MS) } } }).catch(() => {
       lastPurge = 0; // try again with the next request
     });
   };
 
   return async function idempotent(db: ScopedDb, workspaceId: string, key: string, request: { path: string; hash: string }, run: () => Promise<Outcome>): Promise<IdempotentResult> {
     const started = Date.now();
-    purgeExpired(started);
+    await purgeExpired(started);
     const where = { workspaceId_key: { workspaceId, key } };
     for (let attempt = 0; ; attempt += 1) {
       const now = Date.now();

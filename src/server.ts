@@ -6,7 +6,8 @@ import { schema } from './graphql/schema.js';
 import { restRoutes } from './modules/index.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createGate } from './http/gate.js';
-import { MAX_BODY_BYTES, errorBody, json, logError } from './http/responses.js';
+import { inRequestScope } from './http/request-scope.js';
+import { errorBody, json, logError } from './http/responses.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
 
@@ -25,25 +26,23 @@ async function health(database: Database): Promise<Response> {
   }
 }
 
-/** The 1 MiB body limit, for /graphql too (the REST adapter also counts streamed bytes). */
-function tooLarge(request: Request): Response | undefined {
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return json(413, errorBody('Payload too large.'));
-  return undefined;
-}
-
 /** One handler for everything: /healthz, /graphql and /api/v1. */
 export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>) {
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
-  const yoga = createGraphQL(schema, gate);
+  const graphql = createGraphQL(schema, gate);
 
-  return createServerAdapter(async (request: Request) => {
+  return createServerAdapter((request: Request) => {
     const requestId = requestIdOf(request);
+    return inRequestScope(requestId, () => serve(request, requestId));
+  });
+
+  async function serve(request: Request, requestId: string): Promise<Response> {
     let response: Response;
     try {
       const path = new URL(request.url).pathname;
       if (path === '/healthz') response = await health(database);
-      else if (path === '/graphql') response = tooLarge(request) ?? (await yoga.handleRequest(request, { requestId }));
+      else if (path === '/graphql') response = await graphql.handle(request, requestId);
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
@@ -52,5 +51,5 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     }
     response.headers.set('X-Request-Id', requestId);
     return response;
-  });
+  }
 }

@@ -1,3 +1,4 @@
+import { ErrorCode } from './errors.js';
 import { type ASTVisitor, type FragmentDefinitionNode, GraphQLError, Kind, type SelectionSetNode, type ValidationContext } from 'graphql';
 
 export const LIMITS = { depth: 10, aliases: 30, fields: 1000 };
@@ -41,7 +42,7 @@ export function limitsRule(context: ValidationContext): ASTVisitor {
             : fields > LIMITS.fields
               ? `Query is too costly: at most ${LIMITS.fields} fields.`
               : undefined;
-      if (problem) context.reportError(new GraphQLError(problem, { nodes: [operation], extensions: { code: 'BAD_USER_INPUT' } }));
+      if (problem) context.reportError(new GraphQLError(problem, { nodes: [operation], extensions: { code: ErrorCode.LimitExceeded } }));
     },
   };
 }

@@ -1,57 +1,94 @@
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
+import { BoundedCache } from '../http/bounded-cache.js';
 import type { Gate } from '../http/gate.js';
-import { logError } from '../http/responses.js';
+import { currentRequestId } from '../http/request-scope.js';
+import { logError, readBody } from '../http/responses.js';
 import type { Context } from './context.js';
-import { ErrorCode, contractError, rateLimited, unauthenticated } from './errors.js';
+import { parseWithinLimits } from './document-limits.js';
+import { ErrorCode, contractError } from './errors.js';
 import { limitsRule } from './limits.js';
 
 interface ServerContext {
-  requestId: string;
+  /** The caller, admitted by the gate before Yoga saw the request. */
+  admitted: Context;
 }
 
-/** The GraphQL face: Yoga at /graphql with GraphiQL, behind the same gate as REST. */
-export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
-  const gateHeaders = new WeakMap<Request, Record<string, string>>();
+/** Parsed documents (and parse errors) kept for reuse: at most 1,000, and 4 MB of document text. */
+export const PARSE_CACHE_LIMITS = { entries: 1_000, chars: 4_000_000 };
 
-  const headersPlugin: Plugin = {
+/** A GraphQL error response that Yoga never sees (the gate's 401 and 429, the body limit's 413). */
+function refusal(status: number, message: string, code: string, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+/** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
+const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
+
+/**
+ * The GraphQL face: Yoga at /graphql with GraphiQL. The key is checked before Yoga
+ * parses, validates or caches anything, so a caller without a key costs one hash
+ * lookup and learns nothing about the schema; the body limit holds while streaming.
+ */
+export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
+  const documentCache = new BoundedCache<any>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
+  const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
+
+  const limits: Plugin = {
+    onParse({ setParseFn }) {
+      setParseFn(parseWithinLimits);
+    },
     onValidate({ addValidationRule }) {
       addValidationRule(limitsRule);
     },
-    onResponse({ request, response }) {
-      for (const [name, value] of Object.entries(gateHeaders.get(request) ?? {})) response.headers.set(name, value);
-    },
   };
 
-  return createYoga<ServerContext, Context>({
+  const yoga = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: { title: 'Salesgraph GraphQL' },
     batching: { limit: 10 },
-    plugins: [headersPlugin],
-    async context({ request, requestId }) {
-      let admission: Awaited<ReturnType<Gate>>;
-      try {
-        admission = await gate(request, requestId);
-      } catch (error) {
-        // Nothing ran: the request as a whole failed, so HTTP says 500 too.
-        logError(requestId, error, 'graphql context');
-        throw new GraphQLError('Server error.', { extensions: { code: ErrorCode.Internal, http: { status: 500 } } });
-      }
-      gateHeaders.set(request, admission.headers);
-      if (admission.ok) return admission.context;
-      if (admission.status === 429) throw rateLimited(Number(admission.headers['Retry-After'] ?? 60));
-      throw unauthenticated();
-    },
+    parserAndValidationCache: { documentCache, errorCache },
+    plugins: [limits],
+    context: ({ admitted }) => admitted,
     maskedErrors: {
       maskError(error, _message) {
         const raised = error instanceof GraphQLError ? error : new GraphQLError('Server error.', { originalError: error as Error });
         const known = contractError(raised);
         if (known) return known;
-        logError('graphql', raised.originalError ?? raised, raised.path?.join('.') ?? 'graphql');
+        logError(currentRequestId(), raised.originalError ?? raised, raised.path?.join('.') ?? 'graphql');
         return new GraphQLError('Server error.', { path: raised.path, extensions: { code: ErrorCode.Internal } });
       },
     },
   });
+
+  async function handle(request: Request, requestId: string): Promise<Response> {
+    if (wantsGraphiQL(request) || request.method === 'OPTIONS') return yoga.handleRequest(request, {} as ServerContext);
+    let admission: Awaited<ReturnType<Gate>>;
+    try {
+      admission = await gate(request, requestId);
+    } catch (error) {
+      // Nothing ran: the request as a whole failed, so HTTP says 500 too.
+      logError(requestId, error, 'graphql gate');
+      return refusal(500, 'Server error.', ErrorCode.Internal, {});
+    }
+    if (!admission.ok) {
+      const code = admission.status === 429 ? ErrorCode.RateLimited : ErrorCode.Unauthenticated;
+      return refusal(admission.status, admission.message, code, admission.headers);
+    }
+    let forYoga = request;
+    if (request.method === 'POST') {
+      const body = await readBody(request);
+      if (!body.ok) return refusal(413, body.message, ErrorCode.LimitExceeded, admission.headers);
+      forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body.bytes) });
+    }
+    const response = await yoga.handleRequest(forYoga, { admitted: admission.context });
+    for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
+    return response;
+  }
+  return { handle, documentCache };
 }

@@ -13,23 +13,36 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
 
+const TOO_LARGE = { ok: false, status: 413, message: 'Payload too large.' } as const;
+/** Past the limit a body is still read (and dropped) up to this, so the client gets its 413 instead of a reset connection. */
+const DRAIN_BYTES = 8 * MAX_BODY_BYTES;
+
 /**
- * Reads a JSON body: none is `{}`; a body needs `Content-Type: application/json`
- * (415), at most 1 MiB (413), and must parse (400).
+ * A request's body bytes, at most 1 MiB whatever the transfer encoding: a declared
+ * `Content-Length` over it is refused at once; a chunked body is counted as it streams.
  */
-export async function readJsonBody(request: Request): Promise<BodyResult> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) return { ok: false, status: 413, message: 'Payload too large.' };
+export async function readBody(request: Request): Promise<{ ok: true; bytes: Buffer } | typeof TOO_LARGE> {
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return TOO_LARGE;
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body) {
     for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength;
-      if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: 'Payload too large.' };
-      chunks.push(chunk);
+      if (size > DRAIN_BYTES) return TOO_LARGE;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return size > MAX_BODY_BYTES ? TOO_LARGE : { ok: true, bytes: Buffer.concat(chunks) };
+}
+
+/**
+ * Reads a JSON body: none is `{}`; a body needs `Content-Type: application/json`
+ * (415), at most 1 MiB (413), and must parse (400).
+ */
+export async function readJsonBody(request: Request): Promise<BodyResult> {
+  const body = await readBody(request);
+  if (!body.ok) return body;
+  const text = body.bytes.toString('utf8');
   if (text.trim() === '') return { ok: true, value: {} };
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {

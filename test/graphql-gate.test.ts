@@ -1,0 +1,132 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGate } from '../src/http/gate.js';
+import { BoundedCache } from '../src/http/bounded-cache.js';
+import { createGraphQL } from '../src/graphql/yoga.js';
+import { schema } from '../src/graphql/schema.js';
+import { DOCUMENT_LIMITS } from '../src/graphql/document-limits.js';
+import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
+
+let app: TestApp;
+let api: Client;
+beforeAll(async () => {
+  app = await startApp();
+  api = await newClient(app);
+});
+afterAll(() => app.close());
+
+/** Sends a body in chunks with no Content-Length (Transfer-Encoding: chunked). */
+function chunked(url: string, headers: Record<string, string>, chunks: number, chunkBytes: number): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    const chunk = Buffer.alloc(chunkBytes, ' ');
+    req.write('{"query":"');
+    for (let i = 0; i < chunks; i += 1) req.write(chunk);
+    req.end('"}');
+  });
+}
+
+describe('/graphql checks the key first', () => {
+  it('answers 401 without schema information, before parsing anything', async () => {
+    for (const headers of [{}, { 'X-Api-Key': `sg_${'x'.repeat(40)}` }] as Record<string, string>[]) {
+      const res = await send(`${app.url}/graphql`, 'POST', { body: { query: '{ contactz { id } }' }, headers });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ errors: [{ message: 'Unauthenticated.', extensions: { code: 'UNAUTHENTICATED' } }] });
+    }
+    const malformed = await send(`${app.url}/graphql`, 'POST', { raw: '{not json', headers: { 'Content-Type': 'application/json' } });
+    expect(malformed.status).toBe(401);
+    const get = await send(`${app.url}/graphql?query=${encodeURIComponent('{ contactz }')}`, 'GET');
+    expect([get.status, JSON.stringify(get.body)]).toEqual([401, JSON.stringify({ errors: [{ message: 'Unauthenticated.', extensions: { code: 'UNAUTHENTICATED' } }] })]);
+  });
+
+  it('keeps nothing in the parse cache for unauthenticated documents, and bounds it for authenticated ones', async () => {
+    const graphql = createGraphQL(schema, createGate(app.database, 0));
+    const post = (query: string, key?: string) =>
+      graphql.handle(new Request('http://localhost/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Api-Key': key } : {}) }, body: JSON.stringify({ query }) }), 'test');
+    for (let i = 0; i < 50; i += 1) expect((await post(`{ a${i}: products { total } }`)).status).toBe(401);
+    expect(graphql.documentCache.size).toBe(0);
+    for (let i = 0; i < 5; i += 1) expect((await post(`{ a${i}: products { total } }`, api.key)).status).toBe(200);
+    expect(graphql.documentCache.size).toBe(5);
+  });
+
+  it('still serves the GraphiQL page without a key', async () => {
+    const res = await fetch(`${app.url}/graphql`, { headers: { Accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/<html/i);
+  });
+
+  it('answers 429 with one Retry-After', async () => {
+    const limited = await startApp({ rateLimitPerMinute: 1 });
+    try {
+      const client = await newClient(limited);
+      expect((await client.graphql('{ products { total } }')).status).toBe(200);
+      const res = await client.graphql('{ products { total } }');
+      expect(res.status).toBe(429);
+      expect(res.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('document limits, before parsing', () => {
+  it('refuses a 10,000-level document without overflowing the parser', async () => {
+    const deep = `{ ${'a { '.repeat(10_000)}b${' }'.repeat(10_000)} }`;
+    const res = await api.graphql(deep);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.errors[0]).toMatchObject({ message: `The document is nested too deeply: at most ${DOCUMENT_LIMITS.nesting} levels.`, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } });
+    const list = await api.graphql(`{ products(filter: ${'['.repeat(5000)}${']'.repeat(5000)}) { total } }`);
+    expect(list.body.errors[0].extensions.code).toBe('QUERY_LIMIT_EXCEEDED');
+  });
+
+  it('refuses too many tokens and too many bytes', async () => {
+    const tokens = await api.graphql(`{ products { ${'total '.repeat(DOCUMENT_LIMITS.tokens)} } }`);
+    expect(tokens.body.errors[0]).toMatchObject({ message: `The document has too many tokens: at most ${DOCUMENT_LIMITS.tokens}.`, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } });
+    const bytes = await api.graphql(`# ${'x'.repeat(DOCUMENT_LIMITS.bytes)}\n{ products { total } }`);
+    expect(bytes.body.errors[0]).toMatchObject({ message: `The document is too large: at most ${DOCUMENT_LIMITS.bytes} bytes.`, extensions: { code: 'QUERY_LIMIT_EXCEEDED' } });
+  });
+
+  it('still parses the standard introspection-sized documents and reports syntax errors as before', async () => {
+    const syntax = await api.graphql('{ products { total }');
+    expect(syntax.body.errors[0].message).toMatch(/Syntax Error/);
+    expect((await api.graphql('{ __schema { types { name fields { name type { name ofType { name ofType { name } } } } } } }')).body.data.__schema.types.length).toBeGreaterThan(10);
+  });
+});
+
+describe('the 1 MiB body limit holds for chunked bodies', () => {
+  it('on /graphql: 413 with a JSON body, nothing executed', async () => {
+    const res = await chunked(`${app.url}/graphql`, { 'X-Api-Key': api.key }, 40, 64 * 1024);
+    expect(res).toEqual({ status: 413, body: { errors: [{ message: 'Payload too large.', extensions: { code: 'QUERY_LIMIT_EXCEEDED' } }] } });
+  });
+
+  it('on REST: 413 with a JSON body instead of a reset connection', async () => {
+    const res = await chunked(`${app.url}/api/v1/products`, { 'X-Api-Key': api.key }, 40, 64 * 1024);
+    expect(res).toEqual({ status: 413, body: { message: 'Payload too large.' } });
+    const small = await chunked(`${app.url}/graphql`, { 'X-Api-Key': api.key }, 1, 1024);
+    expect(small.status).toBe(200);
+  });
+});
+
+describe('BoundedCache', () => {
+  it('keeps at most its entries and key characters, dropping the least recently used', () => {
+    const cache = new BoundedCache<number>(3, 100);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.set('c', 3);
+    cache.get('a');
+    cache.set('d', 4);
+    expect([cache.get('a'), cache.get('b'), cache.get('c'), cache.get('d')]).toEqual([1, undefined, 3, 4]);
+    cache.set('x'.repeat(11), 5); // over a tenth of the budget: not kept
+    expect(cache.size).toBe(3);
+    const small = new BoundedCache<number>(100, 20);
+    for (let i = 10; i < 25; i += 1) small.set(String(i), i); // 2 characters each: 10 fit in 20
+    expect(small.size).toBe(10);
+    expect([small.get('14'), small.get('15')]).toEqual([undefined, 15]);
+  });
+});

@@ -5,6 +5,9 @@ import { Messages, snakeCase } from '../validation/messages.js';
 /** Field name (snake_case, dotted for nested) to the reasons it was refused. */
 export type FieldErrors = Record<string, string[]>;
 
+/** An empty field map with no prototype: client-chosen names (`constructor`, `__proto__`) are ordinary keys. */
+export const noFieldErrors = (): FieldErrors => Object.create(null);
+
 /**
  * The error codes of API.md section 4. Only the gate's errors (401, 429) set an HTTP
  * status for /graphql; the rest answer 200 with `errors`, as GraphQL clients expect.

@@ -6,7 +6,9 @@ import { currentRequestId } from '../http/request-scope.js';
 import { logError, readBody } from '../http/responses.js';
 import type { Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
-import { ErrorCode, contractError } from './errors.js';
+import { Messages, fieldPath } from '../validation/messages.js';
+import { nulPaths } from '../validation/parse.js';
+import { ErrorCode, contractError, invalid } from './errors.js';
 import { limitsRule } from './limits.js';
 
 interface ServerContext {
@@ -38,6 +40,13 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
 
   const limits: Plugin = {
+    // NUL characters are refused wherever they appear (PostgreSQL can neither store nor
+    // compare them): in variables here, in the document's literals just below.
+    onParams({ params, setResult }) {
+      const found = nulPaths(params.variables ?? {}).map((path) => fieldPath(path));
+      if (/\\u0000|\u0000/.test(params.query ?? '')) found.push('query');
+      if (found.length > 0) setResult({ errors: [invalid(Object.fromEntries(found.map((field) => [field, [Messages.nul(field)]])))] });
+    },
     onParse({ setParseFn }) {
       setParseFn(parseWithinLimits);
     },

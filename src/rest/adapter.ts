@@ -1,6 +1,6 @@
-import { type ExecutionResult, type GraphQLError, type GraphQLSchema, execute } from 'graphql';
+import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import { ErrorCode, codeOf, contractError, invalid } from '../graphql/errors.js';
+import { ErrorCode, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
 import { coerceVariables } from './coerce.js';
@@ -114,13 +114,17 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const fromQuery = queryVariables(schema, route.compiled, search);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
     const context: Context = { ...admitted, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
+    const variableValues = { ...fromBody.variables, ...fromQuery.variables };
+    // A required variable (a path's id) that coercion had to leave out: nothing can run without it.
+    const required = (route.compiled.operation.variableDefinitions ?? []).filter((d) => d.type.kind === Kind.NON_NULL_TYPE);
+    if (context.inputTypeErrors && required.some((d) => !(d.variable.name.value in variableValues))) return unprocessable(invalid(context.inputTypeErrors));
 
     let result: ExecutionResult;
     try {
       result = await execute({
         schema,
         document: route.compiled.document,
-        variableValues: { ...fromBody.variables, ...fromQuery.variables },
+        variableValues,
         contextValue: context,
       });
     } catch (error) {
@@ -143,14 +147,15 @@ const respond = (outcome: Outcome, headers: Record<string, string>) => json(outc
 function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, search: URLSearchParams) {
   const names = compiled.variableNames;
   if (!names.has('page') && !names.has('filter')) return { variables: {}, errors: {} };
-  const raw: Record<string, unknown> = {};
-  const filter: Record<string, unknown> = {};
+  // Keys come from the client: maps without a prototype, so `constructor` or `__proto__` is just an unknown parameter.
+  const raw: Record<string, unknown> = Object.create(null);
+  const filter: Record<string, unknown> = Object.create(null);
   for (const [key, value] of search) {
     if (key === 'page') raw.page = value;
     else if (key === 'per_page') raw.perPage = value;
     else filter[key] = value;
   }
-  const extra: Record<string, string[]> = {};
+  const extra = noFieldErrors();
   if (names.has('filter')) raw.filter = filter;
   else for (const key of Object.keys(filter)) extra[key] = [`The ${key} parameter is not supported.`];
   const coerced = coerceVariables(schema, compiled.operation, raw, 'query');

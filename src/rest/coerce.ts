@@ -9,7 +9,7 @@ import {
   isScalarType,
   typeFromAST,
 } from 'graphql';
-import type { FieldErrors } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
 import { Messages, snakeCase } from '../validation/messages.js';
 
 /** What each scalar is called in a "must be ..." message. */
@@ -45,7 +45,7 @@ export function coerceVariables(
   raw: Record<string, unknown>,
   source: 'body' | 'query',
 ): { variables: Record<string, unknown>; errors: FieldErrors } {
-  const errors: FieldErrors = {};
+  const errors = noFieldErrors();
   const fail = (path: string[], message: string) => {
     (errors[path.join('.')] ??= []).push(message);
   };
@@ -89,6 +89,7 @@ export function coerceVariables(
       return { ok: true, value };
     }
     if (isScalarType(type)) {
+      if (typeof value === 'string' && value.includes('\u0000')) return fail(path, Messages.nul(field)), { ok: false };
       const input = fromQuery && typeof value === 'string' ? fromQueryText(type.name, value) : value;
       try {
         // Only a check: graphql-js parses the value again when it executes.

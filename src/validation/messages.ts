@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldErrors } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
 
 /** camelCase (GraphQL) to snake_case (the wire's field names). */
 export function snakeCase(name: string): string {
@@ -71,7 +71,7 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
 
 /** zod issues as the API's field map: every field, every reason, once each. */
 export function fieldErrorsFrom(issues: ReadonlyArray<z.core.$ZodIssue>, prefix: ReadonlyArray<PropertyKey> = []): FieldErrors {
-  const errors: FieldErrors = {};
+  const errors = noFieldErrors();
   for (const issue of issues) {
     const field = fieldPath([...prefix, ...issue.path]) || 'input';
     const message = messageFor(issue, field);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
-import { type FieldErrors, invalid } from '../graphql/errors.js';
+import { type FieldErrors, invalid, noFieldErrors } from '../graphql/errors.js';
 import { Messages, fieldErrorsFrom, fieldPath } from './messages.js';
 
 /**
@@ -12,7 +12,7 @@ import { Messages, fieldErrorsFrom, fieldPath } from './messages.js';
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, ctx: Context, ...checked: FieldErrors[]): z.output<S> {
   // reportInput tells a missing or null value ("required") from a wrong one.
   const result = schema.safeParse(input ?? {}, { reportInput: true });
-  const errors = result.success ? {} : fieldErrorsFrom(result.error.issues);
+  const errors = result.success ? noFieldErrors() : fieldErrorsFrom(result.error.issues);
   for (const path of nulPaths(input)) errors[fieldPath(path)] = [Messages.nul(fieldPath(path))];
   // Checks against the database (unknown ids, property keys) join the same map.
   for (const more of checked) for (const [field, reasons] of Object.entries(more)) errors[field] ??= reasons;
@@ -25,7 +25,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, ctx: 
  * Where a value holds a NUL character (in a string or an object key): PostgreSQL cannot
  * store one in text or jsonb, so it is refused on both databases alike.
  */
-function nulPaths(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
+export function nulPaths(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) found.push(path);
   } else if (Array.isArray(value)) {

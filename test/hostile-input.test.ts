@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restRoutes } from '../src/modules/index.js';
+import { type Client, type TestApp, newClient, startApp } from './support/app.js';
+
+let app: TestApp;
+let api: Client;
+beforeAll(async () => {
+  app = await startApp();
+  api = await newClient(app);
+});
+afterAll(() => app.close());
+
+const PROTOTYPE_KEYS = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', '__defineGetter__'];
+
+describe('keys a client chooses are ordinary keys', () => {
+  it('refuses prototype names as query parameters on every list route with 422, never 500 or silence', async () => {
+    const lists = restRoutes.filter((r) => r.method === 'GET' && !r.path.includes('{'));
+    expect(lists.length).toBeGreaterThanOrEqual(14);
+    for (const route of lists) {
+      for (const key of PROTOTYPE_KEYS) {
+        const res = await api.get(`${route.path}?${key}=1`);
+        expect([route.path, key, res.status, res.body]).toEqual([
+          route.path,
+          key,
+          422,
+          { message: 'The given data was invalid.', errors: { [key]: [`The ${key} parameter is not supported.`] } },
+        ]);
+      }
+    }
+  });
+
+  it('refuses prototype names as property keys, and ignores them as unknown body fields', async () => {
+    const raw = '{"first_name":"P","email":"proto@example.com","__proto__":{"admin":true},"constructor":"x","properties":{"__proto__":1,"constructor":2}}';
+    const res = await api.request('POST', '/contacts', { raw, headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      'properties.__proto__': ['The properties.__proto__ field is not an active contact property.'],
+      'properties.constructor': ['The properties.constructor field is not an active contact property.'],
+    });
+    const ok = await api.request('POST', '/contacts', { raw: raw.replace(/,"properties":\{[^}]*\}/, ''), headers: { 'Content-Type': 'application/json' } });
+    expect([ok.status, ok.body.first_name]).toEqual([201, 'P']);
+  });
+});
+
+describe('NUL characters', () => {
+  it('in a path id are 422 on every {id} route, never 5xx', async () => {
+    for (const route of restRoutes.filter((r) => r.path.includes('{id}'))) {
+      const res = await api.request(route.method, route.path.replace('{id}', 'a%00b'), route.method === 'GET' || route.method === 'DELETE' ? {} : { body: {} });
+      expect([route.method, route.path, res.status, res.body.errors]).toEqual([route.method, route.path, 422, { id: ['The id field must not contain NUL characters.'] }]);
+    }
+  });
+
+  it('in GraphQL variables or literals are BAD_USER_INPUT naming the variable', async () => {
+    const variable = await api.graphql('query($id: ID!) { contact(id: $id) { id } }', { id: 'a\u0000' });
+    expect(variable.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { id: ['The id field must not contain NUL characters.'] } });
+    const nested = await api.graphql('mutation($input: ContactInput!) { createContact(input: $input) { id } }', { input: { firstName: 'a', email: 'n@example.com', properties: { 'k\u0000': 1 } } });
+    expect(nested.body.errors[0].extensions.errors).toEqual({ 'input.properties': ['The input.properties field must not contain NUL characters.'] });
+    const literal = await api.graphql('{ contact(id: "a\\u0000") { id } }');
+    expect(literal.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { query: ['The query field must not contain NUL characters.'] } });
+    expect((await api.get('/contacts')).body.total).toBe(1);
+  });
+});

@@ -11,6 +11,11 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   // Deployments that migrate as a separate step set this to false.
   MIGRATE_ON_START: flag.default(true),
+  // Open connections at once; more are refused at accept. Slow or stalled clients are cut off by the timeouts.
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1000),
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(1).default(10),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
+  KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(1).default(5),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

@@ -1,4 +1,5 @@
-import { type Server, createServer } from 'node:http';
+import { STATUS_CODES, type Server, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
@@ -11,9 +12,39 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function listen(database: Database, config: Pick<Config, 'HOST' | 'PORT' | 'RATE_LIMIT_PER_MINUTE'>): Promise<RunningServer> {
-  const server = createServer(createApp(database, config));
-  server.keepAliveTimeout = 5_000;
+export type ListenConfig = Pick<Config, 'HOST' | 'PORT' | 'RATE_LIMIT_PER_MINUTE'> &
+  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS'>>;
+
+/**
+ * Node answers malformed requests, oversized headers (431) and requests that take too
+ * long (408) itself, with an empty body; these answer with the API's JSON error body.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ message: status === 431 ? 'Request headers too large.' : status === 408 ? 'Request timeout.' : 'Bad request.' });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export async function listen(database: Database, config: ListenConfig): Promise<RunningServer> {
+  const server = createServer(
+    {
+      headersTimeout: (config.HEADERS_TIMEOUT_SECONDS ?? 10) * 1000,
+      // The whole request, body included: a stalled body is cut off with 408 after this.
+      requestTimeout: (config.REQUEST_TIMEOUT_SECONDS ?? 30) * 1000,
+      // How often Node checks those two timeouts (its default, 30 s, would add up to that much).
+      connectionsCheckingInterval: 1000,
+    },
+    createApp(database, config),
+  );
+  server.keepAliveTimeout = (config.KEEP_ALIVE_TIMEOUT_SECONDS ?? 5) * 1000;
+  server.maxConnections = config.MAX_CONNECTIONS ?? 1000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());

@@ -46,7 +46,8 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
-      logError(requestId, error, 'server');
+      // A client that went away (or was cut off by a timeout) mid-body is not a server failure; nobody reads this answer.
+      if ((error as { code?: unknown }).code !== 'ECONNRESET') logError(requestId, error, 'server');
       response = json(500, errorBody('Server error.'));
     }
     response.headers.set('X-Request-Id', requestId);

@@ -3,7 +3,7 @@ import { createKey } from '../../src/auth/api-keys.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { newId } from '../../src/db/ids.js';
-import { listen } from '../../src/serve.js';
+import { type ListenConfig, listen } from '../../src/serve.js';
 
 export interface TestApp {
   url: string;
@@ -13,10 +13,10 @@ export interface TestApp {
 }
 
 /** The real HTTP server on a free port, over this run's migrated database. */
-export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string } = {}): Promise<TestApp> {
+export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
   const database = await openDatabase(target);
-  const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000 });
+  const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, ...options.server });
   return {
     url: running.url,
     database,

@@ -245,7 +245,7 @@ describe('tasks', () => {
     const api = await newClient(app);
     const [ann, bob] = [await user(api, 'Ann'), await user(api, 'Bob')];
     for (let i = 0; i < 20; i++) await api.post('/tasks', { title: `T${i}`, owner_ids: [ann.id], assignee_ids: [bob.id] });
-    const query = (n: number) => `{ tasks(perPage: ${n}) { data { id owners { name ownedTasks { id } } assignees { name } } } }`;
+    const query = (n: number) => `{ tasks(perPage: ${n}) { data { id owners(perPage: 5) { name ownedTasks(perPage: 20) { id } } assignees { name } } } }`;
     let reply: any;
     const many = await countStatements(app, async () => {
       reply = await api.graphql(query(20));

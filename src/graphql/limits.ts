@@ -1,39 +1,87 @@
+import {
+  type ASTVisitor,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  GraphQLError,
+  Kind,
+  type SelectionSetNode,
+  type ValidationContext,
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+} from 'graphql';
 import { ErrorCode } from './errors.js';
-import { type ASTVisitor, type FragmentDefinitionNode, GraphQLError, Kind, type SelectionSetNode, type ValidationContext } from 'graphql';
-
-export const LIMITS = { depth: 10, aliases: 30, fields: 1000 };
+import { MAX_PER_PAGE, RELATION_PAGE_SIZE } from './pagination.js';
 
 /**
- * Caps each operation's depth, aliases and selected fields, counted with fragments
- * expanded where they are spread (so fragments cannot hide depth or cost). Fields
- * are the cost: a page holds at most 100 rows, so they bound a request's work.
+ * Per operation: depth, aliases, selected fields, and `objects`, the most objects the
+ * operation can return: every object-typed field counts once per time it can
+ * resolve, multiplying list sizes through the nesting (a page's `data` by its
+ * `perPage`, a relation list by its own). A size given by a variable counts as the
+ * largest it may be, since validation runs before variables are known.
  */
+export const LIMITS = { depth: 10, aliases: 30, fields: 1000, objects: 10_000 };
+
+const TOP_LEVEL_PAGE_SIZE = 15;
+
+/** How many items a list field can hold, from its `perPage` argument as written. */
+function listSize(node: FieldNode, fallback: number): number {
+  const arg = node.arguments?.find((a) => a.name.value === 'perPage');
+  if (!arg) return fallback;
+  if (arg.value.kind === Kind.INT) return Math.max(1, Math.min(Number(arg.value.value), MAX_PER_PAGE));
+  if (arg.value.kind === Kind.NULL) return fallback;
+  return MAX_PER_PAGE; // a variable: the most it may be
+}
+
+/** Counts fragments where they are spread, so fragments can hide neither depth nor cost. */
 export function limitsRule(context: ValidationContext): ASTVisitor {
   return {
     OperationDefinition(operation) {
       const fragments = new Map<string, FragmentDefinitionNode>();
       for (const d of context.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+      const schema = context.getSchema();
       let aliases = 0;
       let fields = 0;
+      let objects = 0;
       let depth = 0;
-      const walk = (set: SelectionSetNode, level: number, spreading: Set<string>) => {
+      /**
+       * `times`: how many times this selection set resolves; `pageSize`: the size of a
+       * page's `data` when the set belongs to a `…Page` object.
+       */
+      const walk = (set: SelectionSetNode, type: GraphQLNamedType | undefined, level: number, times: number, pageSize: number, spreading: Set<string>) => {
         for (const s of set.selections) {
-          if (fields > LIMITS.fields) return;
+          if (fields > LIMITS.fields) return; // enough to refuse; stop the work
           if (s.kind === Kind.FIELD) {
             fields += 1;
             if (s.alias) aliases += 1;
             depth = Math.max(depth, level);
-            if (s.selectionSet) walk(s.selectionSet, level + 1, spreading);
+            const field: GraphQLField<unknown, unknown> | undefined = type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[s.name.value] : undefined;
+            if (!field || !s.selectionSet) continue; // unknown fields are another rule's; leaves cost nothing extra
+            let count = times;
+            if (isListType(getNullableType(field.type))) count *= s.name.value === 'data' && type!.name.endsWith('Page') ? pageSize : listSize(s, RELATION_PAGE_SIZE);
+            const named = getNamedType(field.type);
+            if (isCompositeType(named)) objects += count;
+            const nextPageSize = named.name.endsWith('Page') ? listSize(s, TOP_LEVEL_PAGE_SIZE) : pageSize;
+            walk(s.selectionSet, named, level + 1, count, nextPageSize, spreading);
           } else if (s.kind === Kind.INLINE_FRAGMENT) {
-            walk(s.selectionSet, level, spreading);
+            const narrowed = s.typeCondition ? schema.getType(s.typeCondition.name.value) : type;
+            walk(s.selectionSet, narrowed ?? undefined, level, times, pageSize, spreading);
           } else {
             const fragment = fragments.get(s.name.value);
             // Cycles are another rule's to report; here they just stop.
-            if (fragment && !spreading.has(s.name.value)) walk(fragment.selectionSet, level, new Set(spreading).add(s.name.value));
+            if (fragment && !spreading.has(s.name.value)) {
+              walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined, level, times, pageSize, new Set(spreading).add(s.name.value));
+            }
           }
         }
       };
-      walk(operation.selectionSet, 1, new Set());
+      const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+      walk(operation.selectionSet, root ?? undefined, 1, 1, TOP_LEVEL_PAGE_SIZE, new Set());
       const problem =
         depth > LIMITS.depth
           ? `Query is too deep: at most ${LIMITS.depth} levels.`
@@ -41,7 +89,9 @@ export function limitsRule(context: ValidationContext): ASTVisitor {
             ? `Too many aliases: at most ${LIMITS.aliases}.`
             : fields > LIMITS.fields
               ? `Query is too costly: at most ${LIMITS.fields} fields.`
-              : undefined;
+              : objects > LIMITS.objects
+                ? `Query can return too many objects: at most ${LIMITS.objects} (lists count at their perPage, ${RELATION_PAGE_SIZE} for a relation unless set lower).`
+                : undefined;
       if (problem) context.reportError(new GraphQLError(problem, { nodes: [operation], extensions: { code: ErrorCode.LimitExceeded } }));
     },
   };

@@ -2,8 +2,10 @@ import type { ObjectRef } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
+import { fieldErrorsFrom } from '../validation/messages.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
+import { invalid } from './errors.js';
 
 export const MAX_PER_PAGE = 100;
 
@@ -61,5 +63,33 @@ export async function paginate<T = any>(
     total: total as number,
     lastPage: Math.max(1, Math.ceil((total as number) / args.perPage)),
     data: data as T[],
+  };
+}
+
+/** Relation lists (`company.contacts`, `transaction.events`...) read at most 100 per page, and 25 unless asked otherwise. */
+export const RELATION_PAGE_SIZE = 25;
+
+const RelationPageArgs = z.object({
+  page: z.number().int().min(1).default(1),
+  perPage: z.number().int().min(1).max(MAX_PER_PAGE).default(RELATION_PAGE_SIZE),
+});
+
+/**
+ * A list relation's `page`/`perPage` arguments and the Prisma query they make, for
+ * `t.relation(name, pagedRelation(t, orderBy))`: the page folds into the parent's
+ * query like any include, so a page of parents still loads each relation in one query.
+ */
+export function pagedRelation<Order>(t: { arg: { int(options: { description: string }): any } }, orderBy: Order) {
+  return {
+    args: {
+      page: t.arg.int({ description: 'The page of this list, from 1.' }),
+      perPage: t.arg.int({ description: `Items per page, 1..${MAX_PER_PAGE} (default ${RELATION_PAGE_SIZE}).` }),
+    },
+    query: (args: { page?: unknown; perPage?: unknown }) => {
+      const parsed = RelationPageArgs.safeParse({ page: args.page ?? undefined, perPage: args.perPage ?? undefined }, { reportInput: true });
+      if (!parsed.success) throw invalid(fieldErrorsFrom(parsed.error.issues));
+      const { page, perPage } = parsed.data;
+      return { orderBy, take: perPage, skip: (page - 1) * perPage };
+    },
   };
 }

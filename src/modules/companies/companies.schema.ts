@@ -2,7 +2,7 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, unknownIds } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
@@ -15,7 +15,7 @@ export const Company = builder.prismaObject('Company', {
     notes: t.exposeString('notes', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    contacts: t.relation('contacts', { query: { orderBy: { id: 'asc' } } }),
+    contacts: t.relation('contacts', { ...pagedRelation(t, { id: 'asc' }) }),
   }),
 });
 

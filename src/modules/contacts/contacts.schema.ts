@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, unknownIds } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
@@ -23,8 +23,8 @@ export const Contact = builder.prismaObject('Contact', {
     properties: t.field({ type: 'JSON', select: { properties: true }, resolve: (c, _args, ctx) => visibleProperties(ctx, 'contact', c.properties) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    companies: t.relation('companies', { query: { orderBy: { id: 'asc' } } }),
-    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+    companies: t.relation('companies', { ...pagedRelation(t, { id: 'asc' }) }),
+    deals: t.relation('deals', { ...pagedRelation(t, { id: 'asc' }) }),
   }),
 });
 

@@ -4,7 +4,7 @@ import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
 import { notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
@@ -23,8 +23,8 @@ export const Deal = builder.prismaObject('Deal', {
     userId: t.exposeID('userId'),
     stage: t.relation('stage'),
     user: t.relation('user'),
-    contacts: t.relation('contacts', { query: { orderBy: { id: 'asc' } } }),
-    products: t.relation('products', { query: { orderBy: { id: 'asc' } } }),
+    contacts: t.relation('contacts', { ...pagedRelation(t, { id: 'asc' }) }),
+    products: t.relation('products', { ...pagedRelation(t, { id: 'asc' }) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -4,7 +4,7 @@ const LINK = `fragment PaymentLinkFields on PaymentLink {
   id publicToken name description amount currency isActive maxInstallments interestRate
   isRecurring intervalUnit intervalCount billingCycles paymentProviderAccountId
   providerAccount { id name }
-  products { id name price priceMinor currency }
+  products(perPage: 100) { id name price priceMinor currency }
   createdAt
 }`;
 

@@ -2,7 +2,7 @@ import { searchText } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
@@ -30,9 +30,9 @@ export const PaymentLink = builder.prismaObject('PaymentLink', {
     billingCycles: t.exposeInt('billingCycles', { nullable: true }),
     paymentProviderAccountId: t.exposeID('providerAccountId'),
     providerAccount: t.relation('providerAccount'),
-    products: t.relation('products', { query: { orderBy: { id: 'asc' } } }),
-    coupons: t.relation('coupons', { query: { orderBy: { id: 'asc' } } }),
-    transactions: t.relation('transactions', { query: { orderBy: { id: 'desc' } }, description: 'Newest first.' }),
+    products: t.relation('products', { ...pagedRelation(t, { id: 'asc' }) }),
+    coupons: t.relation('coupons', { ...pagedRelation(t, { id: 'asc' }) }),
+    transactions: t.relation('transactions', { ...pagedRelation(t, { id: 'desc' }), description: 'Newest first.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -1,6 +1,6 @@
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreatePaymentProviderAccountInput, PaymentProviderAccountListArgs, UpdatePaymentProviderAccountInput } from './payment-provider-accounts.input.js';
@@ -12,8 +12,8 @@ export const PaymentProviderAccount = builder.prismaObject('PaymentProviderAccou
     provider: t.exposeString('provider', { description: 'The integration, e.g. `stripe`.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    paymentLinks: t.relation('paymentLinks', { query: { orderBy: { id: 'asc' } } }),
-    transactions: t.relation('transactions', { query: { orderBy: { id: 'desc' } }, description: 'Newest first.' }),
+    paymentLinks: t.relation('paymentLinks', { ...pagedRelation(t, { id: 'asc' }) }),
+    transactions: t.relation('transactions', { ...pagedRelation(t, { id: 'desc' }), description: 'Newest first.' }),
   }),
 });
 

@@ -7,7 +7,7 @@ const TRANSACTION = `fragment PaymentTransactionFields on PaymentTransaction {
   providerAccount { id name }
   paymentLink { id publicToken name }
   amount currency metadata createdAt
-  events { ...PaymentTransactionEventFields }
+  events(perPage: 100) { ...PaymentTransactionEventFields }
 }
 ${EVENT}`;
 

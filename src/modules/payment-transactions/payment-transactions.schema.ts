@@ -3,7 +3,7 @@ import { matching, searchText } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
 import { unknownId } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
@@ -43,7 +43,7 @@ export const PaymentTransaction = builder.prismaObject('PaymentTransaction', {
     paymentProviderAccountId: t.exposeID('providerAccountId'),
     paymentLink: t.relation('paymentLink'),
     providerAccount: t.relation('providerAccount'),
-    events: t.relation('events', { query: { orderBy: EVENT_ORDER }, description: 'Oldest first.' }),
+    events: t.relation('events', { ...pagedRelation(t, EVENT_ORDER), description: 'Oldest first.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

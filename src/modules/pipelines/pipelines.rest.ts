@@ -2,7 +2,7 @@ import { routes } from '../../rest/route.js';
 
 const PIPELINE = `fragment PipelineFields on Pipeline {
   id name description createdAt updatedAt
-  stages { id externalId name order color probability }
+  stages(perPage: 100) { id externalId name order color probability }
 }`;
 
 export const pipelineRoutes = routes(

@@ -5,7 +5,7 @@ import { builder } from '../../graphql/builder.js';
 import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalid, notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreatePipelineInput, PipelineListArgs, type StageItem, UpdatePipelineInput, stageValues } from './pipelines.input.js';
 
@@ -19,7 +19,7 @@ export const DealStage = builder.prismaObject('DealStage', {
     probability: t.expose('probability', { type: 'Decimal' }),
     pipelineId: t.exposeID('pipelineId'),
     pipeline: t.relation('pipeline'),
-    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
+    deals: t.relation('deals', { ...pagedRelation(t, { id: 'asc' }) }),
   }),
 });
 
@@ -31,7 +31,7 @@ export const Pipeline = builder.prismaObject('Pipeline', {
     name: t.exposeString('name'),
     description: t.exposeString('description', { nullable: true }),
     isDefault: t.exposeBoolean('isDefault'),
-    stages: t.relation('stages', { query: { orderBy: STAGE_ORDER } }),
+    stages: t.relation('stages', { ...pagedRelation(t, STAGE_ORDER) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
@@ -33,8 +33,8 @@ export const Product = builder.prismaObject('Product', {
     isActive: t.exposeBoolean('isActive'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
-    paymentLinks: t.relation('paymentLinks', { query: { orderBy: { id: 'asc' } } }),
+    deals: t.relation('deals', { ...pagedRelation(t, { id: 'asc' }) }),
+    paymentLinks: t.relation('paymentLinks', { ...pagedRelation(t, { id: 'asc' }) }),
   }),
 });
 

@@ -2,7 +2,7 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { linkIds, unknownIds } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
@@ -24,8 +24,8 @@ export const Task = builder.prismaObject('Task', {
     position: t.exposeInt('position', { description: 'Set by the server: a new task goes last.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    owners: t.relation('owners', { query: { orderBy: { id: 'asc' } } }),
-    assignees: t.relation('assignees', { query: { orderBy: { id: 'asc' } } }),
+    owners: t.relation('owners', { ...pagedRelation(t, { id: 'asc' }) }),
+    assignees: t.relation('assignees', { ...pagedRelation(t, { id: 'asc' }) }),
   }),
 });
 

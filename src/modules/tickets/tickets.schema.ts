@@ -3,7 +3,7 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { unknownId } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
@@ -28,7 +28,7 @@ export const TicketStatus = builder.prismaObject('TicketStatus', {
     isClosed: t.exposeBoolean('isClosed'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    tickets: t.relation('tickets', { query: { orderBy: TICKET_ORDER } }),
+    tickets: t.relation('tickets', { ...pagedRelation(t, TICKET_ORDER) }),
   }),
 });
 

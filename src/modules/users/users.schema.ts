@@ -3,7 +3,7 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreateUserInput, UpdateUserInput, UserListArgs } from './users.input.js';
@@ -15,9 +15,9 @@ export const User = builder.prismaObject('User', {
     email: t.exposeString('email'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    deals: t.relation('deals', { query: { orderBy: { id: 'asc' } } }),
-    ownedTasks: t.relation('ownedTasks', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
-    assignedTasks: t.relation('assignedTasks', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+    deals: t.relation('deals', { ...pagedRelation(t, { id: 'asc' }) }),
+    ownedTasks: t.relation('ownedTasks', { ...pagedRelation(t, [{ position: 'asc' }, { id: 'asc' }]) }),
+    assignedTasks: t.relation('assignedTasks', { ...pagedRelation(t, [{ position: 'asc' }, { id: 'asc' }]) }),
   }),
 });
 

@@ -51,6 +51,9 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
       response = json(500, errorBody('Server error.'));
     }
     response.headers.set('X-Request-Id', requestId);
+    // A body left unread (a 401 comes before any body is read) would be taken for the next
+    // request on a kept-alive connection: close it instead.
+    if (request.body && !request.bodyUsed) response.headers.set('Connection', 'close');
     return response;
   }
 }

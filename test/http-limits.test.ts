@@ -71,4 +71,14 @@ describe('HTTP limits', () => {
     expect(res.status).toBe(200);
     for (const socket of held.slice(1)) socket.destroy();
   });
+
+  it('closes the connection after answering a request whose body it did not read (a 401), so the body is never taken for the next request', async () => {
+    const socket = await open();
+    const reply = readAll(socket);
+    const body = JSON.stringify({ query: '{ products { total } }' });
+    socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const raw = await reply;
+    expect(raw).toMatch(/^HTTP\/1\.1 401 /);
+    expect(raw.toLowerCase()).toContain('connection: close');
+  });
 });

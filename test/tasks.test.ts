@@ -157,7 +157,8 @@ describe('tasks', () => {
     const api = await newClient(app);
     const first = (await api.post('/tasks', { title: 'First' })).body;
     const second = (await api.post('/tasks', { title: 'Second' })).body;
-    // Two concurrent creates can read the same last position; simulate that tie.
+    // Creates lock the workspace, so the API never writes a tie (test/concurrency.test.ts);
+    // rows stored before that rule may still tie: simulate one.
     await app.database.prisma.task.update({ where: { id: second.id }, data: { position: first.position } });
     const third = (await api.post('/tasks', { title: 'Third' })).body;
     expect(third.position).toBe(first.position + 1);

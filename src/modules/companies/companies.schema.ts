@@ -1,3 +1,4 @@
+import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -68,10 +69,11 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.company.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Company');
       const { contactIds, ...data } = parseInput(UpdateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
-      return ctx.db.company.update({
-        ...query,
-        where: { id },
-        data: { ...data, contacts: linkIds(contactIds, 'set') },
+      if (contactIds === undefined) return ctx.db.company.update({ ...query, where: { id }, data });
+      // Replacing the set locks the company first: concurrent replacements take turns.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'company', id);
+        return tx.company.update({ ...query, where: { id }, data: { ...data, contacts: linkIds(contactIds, 'set') } });
       });
     },
   }),

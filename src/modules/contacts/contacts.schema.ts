@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { isUniqueViolation } from '../../db/errors.js';
+import { atomically, lockRow } from '../../db/locks.js';
 import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
@@ -58,7 +59,6 @@ const UpsertContactPayload = builder.objectRef<{ created: boolean; contact: type
 const emailTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('email', Messages.taken('email')) : error);
 
 type ContactInputShape = typeof ContactInput.$inferInput;
-type ContactRow = NonNullable<Awaited<ReturnType<Context['db']['contact']['findUnique']>>>;
 
 /** Parses a contact input against its rules and the database (company ids, property keys and values). */
 async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S): Promise<z.output<S>> {
@@ -82,22 +82,34 @@ function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>,
   });
 }
 
-/** A partial update: only sent fields change; properties merge; company ids replace the set. */
-function applyToContact(ctx: Context, existing: ContactRow, valid: z.output<typeof UpdateContactInput>, query: object = {}) {
+/**
+ * A partial update: only sent fields change; properties merge; company ids replace the set.
+ * What the write derives from the stored row (the merged map, the search text) is read
+ * after the row is locked, so concurrent updates never work from a stale copy.
+ */
+function applyToContact(ctx: Context, id: string, valid: z.output<typeof UpdateContactInput>, query: object = {}) {
   const { companyIds, properties, ...data } = valid;
-  return ctx.db.contact.update({
-    ...query,
-    where: { id: existing.id },
-    data: {
-      ...data,
-      properties: properties === undefined ? undefined : mergeProperties(existing.properties, properties),
-      search: contactSearchText({ ...existing, ...data }),
-      companies: linkIds(companyIds, 'set'),
-    },
+  const companies = linkIds(companyIds, 'set');
+  if (properties === undefined && companies === undefined && data.firstName === undefined && data.lastName === undefined && data.email === undefined) {
+    return ctx.db.contact.update({ ...query, where: { id }, data });
+  }
+  return atomically(ctx.db, async (tx) => {
+    await lockRow(tx, 'contact', id);
+    const stored = await tx.contact.findUniqueOrThrow({ where: { id }, select: { firstName: true, lastName: true, email: true, properties: true } });
+    return tx.contact.update({
+      ...query,
+      where: { id },
+      data: {
+        ...data,
+        properties: properties === undefined ? undefined : mergeProperties(stored.properties, properties),
+        search: contactSearchText({ ...stored, ...data }),
+        companies,
+      },
+    });
   });
 }
 
-const byEmail = (ctx: Context, email: string) => ctx.db.contact.findUnique({ where: { workspaceId_email: { workspaceId: ctx.workspace.id, email } } });
+const byEmail = (ctx: Context, email: string) => ctx.db.contact.findUnique({ where: { workspaceId_email: { workspaceId: ctx.workspace.id, email } }, select: { id: true } });
 
 builder.queryFields((t) => ({
   contact: t.prismaField({
@@ -127,9 +139,9 @@ builder.mutationFields((t) => ({
     type: Contact,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactInput, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      const existing = await orNotFound(ctx.db.contact.findUnique({ where: { id } }), 'Contact');
+      await orNotFound(ctx.db.contact.findUnique({ where: { id }, select: { id: true } }), 'Contact');
       const valid = await validContact(ctx, input, UpdateContactInput);
-      return applyToContact(ctx, existing, valid, query).catch((e) => Promise.reject(emailTaken(e)));
+      return applyToContact(ctx, id, valid, query).catch((e) => Promise.reject(emailTaken(e)));
     },
   }),
   upsertContact: t.field({
@@ -139,7 +151,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const valid = await validContact(ctx, input, UpsertContactInput);
       const found = await byEmail(ctx, valid.email);
-      if (found) return { created: false, contact: await applyToContact(ctx, found, valid) };
+      if (found) return { created: false, contact: await applyToContact(ctx, found.id, valid) };
       try {
         return { created: true, contact: await insertContact(ctx, valid) };
       } catch (error) {
@@ -147,7 +159,7 @@ builder.mutationFields((t) => ({
         // Another request created it between our read and our write: update that one.
         const winner = await byEmail(ctx, valid.email);
         if (!winner) throw error;
-        return { created: false, contact: await applyToContact(ctx, winner, valid) };
+        return { created: false, contact: await applyToContact(ctx, winner.id, valid) };
       }
     },
   }),

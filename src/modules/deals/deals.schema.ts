@@ -1,3 +1,4 @@
+import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -110,20 +111,23 @@ builder.mutationFields((t) => ({
     type: Deal,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealInput, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      const existing = await ctx.db.deal.findUnique({ where: { id }, select: { properties: true } });
-      if (!existing) throw notFound('Deal');
+      if (!(await ctx.db.deal.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Deal');
       const found = await checks(ctx, input);
       const { dealStageExternalId: _stage, contactIds, productIds, properties, ...data } = parseInput(UpdateDealInput, input, ctx, ...found.errors);
-      return ctx.db.deal.update({
-        ...query,
-        where: { id },
-        data: {
-          ...data,
-          stageId: found.stageId,
-          properties: properties === undefined ? undefined : mergeProperties(existing.properties, properties),
-          contacts: linkIds(contactIds, 'set'),
-          products: linkIds(productIds, 'set'),
-        },
+      const contacts = linkIds(contactIds, 'set');
+      const products = linkIds(productIds, 'set');
+      if (properties === undefined && contacts === undefined && products === undefined) {
+        return ctx.db.deal.update({ ...query, where: { id }, data: { ...data, stageId: found.stageId } });
+      }
+      // The stored map is read after the row is locked, so concurrent merges each see the last one's.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'deal', id);
+        const stored = properties === undefined ? undefined : await tx.deal.findUniqueOrThrow({ where: { id }, select: { properties: true } });
+        return tx.deal.update({
+          ...query,
+          where: { id },
+          data: { ...data, stageId: found.stageId, properties: stored && mergeProperties(stored.properties, properties), contacts, products },
+        });
       });
     },
   }),

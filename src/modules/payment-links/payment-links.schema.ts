@@ -1,3 +1,4 @@
+import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { searchText } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
@@ -124,15 +125,22 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.paymentLink.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
       const { paymentProviderAccountId, productIds, ...data } = parseInput(UpdatePaymentLinkInput, input, ctx, ...(await databaseChecks(ctx, input)));
-      return ctx.db.paymentLink.update({
-        ...query,
-        where: { id },
-        data: {
-          ...data,
-          nameSearch: data.name === undefined ? undefined : searchText(data.name),
-          providerAccountId: paymentProviderAccountId,
-          products: linkIds(productIds, 'set'),
-        },
+      const write = (db: Pick<Tx, 'paymentLink'>) =>
+        db.paymentLink.update({
+          ...query,
+          where: { id },
+          data: {
+            ...data,
+            nameSearch: data.name === undefined ? undefined : searchText(data.name),
+            providerAccountId: paymentProviderAccountId,
+            products: linkIds(productIds, 'set'),
+          },
+        });
+      if (productIds === undefined) return write(ctx.db);
+      // Replacing the set locks the link first: concurrent replacements take turns.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'paymentLink', id);
+        return write(tx);
       });
     },
   }),

@@ -1,4 +1,5 @@
 import { isUniqueViolation } from '../../db/errors.js';
+import { atomically, lockRow } from '../../db/locks.js';
 import { matching, searchText } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
@@ -173,21 +174,18 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-// A burst of events for one transaction queues on its row lock: allow for the queue, beyond Prisma's 2 s / 5 s defaults.
-const APPEND_WAIT = { maxWait: 15_000, timeout: 15_000 };
-
 /**
  * Inserts the event and sets the transaction's status from its latest event, in one
- * database transaction that first locks the transaction's row (the `updatedAt`
- * write): concurrent events for one transaction take turns, so each sees every
- * event committed before it and the last to commit sets the right status.
+ * database transaction that first locks the transaction's row: concurrent events for
+ * one transaction take turns, so each sees every event committed before it and the
+ * last to commit sets the right status.
  */
 function appendEvent(ctx: Context, transactionId: string, data: ReturnType<typeof AppendPaymentTransactionEventInput.parse>) {
-  return ctx.db.$transaction(async (tx) => {
-    await tx.paymentTransaction.update({ where: { id: transactionId }, data: { updatedAt: new Date() }, select: { id: true } });
+  return atomically(ctx.db, async (tx) => {
+    await lockRow(tx, 'paymentTransaction', transactionId);
     const event = await tx.paymentTransactionEvent.create({ data: { ...data, ...newRow(ctx.workspace.id), transactionId } });
     const latest = await tx.paymentTransactionEvent.findFirstOrThrow({ where: { transactionId }, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], select: { status: true } });
     await tx.paymentTransaction.update({ where: { id: transactionId }, data: { status: latest.status }, select: { id: true } });
     return event;
-  }, APPEND_WAIT);
+  });
 }

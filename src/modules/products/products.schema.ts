@@ -4,6 +4,7 @@ import { invalidField, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { matching } from '../../db/search.js';
+import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
@@ -100,11 +101,16 @@ builder.mutationFields((t) => ({
     type: Product,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductInput, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      const existing = await ctx.db.product.findUnique({ where: { id } });
-      if (!existing) throw notFound('Product');
+      if (!(await ctx.db.product.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Product');
       const data = parseInput(UpdateProductInput, input, ctx);
-      const search = productSearchText({ name: data.name ?? existing.name, sku: data.sku === undefined ? existing.sku : data.sku });
-      return ctx.db.product.update({ ...query, where: { id }, data: { ...data, search } }).catch((e) => Promise.reject(skuTaken(e)));
+      if (data.name === undefined && data.sku === undefined) return ctx.db.product.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(skuTaken(e)));
+      // The search text needs the stored name or SKU: read them after the row is locked, so it never comes from a stale copy.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'product', id);
+        const stored = await tx.product.findUniqueOrThrow({ where: { id }, select: { name: true, sku: true } });
+        const search = productSearchText({ name: data.name ?? stored.name, sku: data.sku === undefined ? stored.sku : data.sku });
+        return tx.product.update({ ...query, where: { id }, data: { ...data, search } });
+      }).catch((e) => Promise.reject(skuTaken(e)));
     },
   }),
   deleteProduct: t.id({

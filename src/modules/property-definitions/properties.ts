@@ -62,9 +62,14 @@ export async function propertyErrors(ctx: Context, object: PropertyObject, sent:
   return errors;
 }
 
-/** The stored map with the sent one merged in: sent keys replace, `null` removes. */
+/**
+ * The stored map with the sent one merged in: sent keys replace, `null` removes. The
+ * map has no prototype, so every key (`__proto__`, `constructor`) is an ordinary key.
+ */
 export function mergeProperties(stored: unknown, sent: PropertyMap | undefined): Prisma.InputJsonObject {
-  const merged: PropertyMap = { ...((stored as PropertyMap | null) ?? {}) };
+  const merged: PropertyMap = Object.create(null);
+  const base = typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? stored : {};
+  for (const [key, value] of Object.entries(base)) merged[key] = value;
   for (const [key, value] of Object.entries(sent ?? {})) {
     if (value === null) delete merged[key];
     else merged[key] = value;

@@ -1,3 +1,4 @@
+import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
@@ -80,17 +81,20 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: TaskInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { ownerIds, assigneeIds, ...data } = parseInput(CreateTaskInput, input, ctx, ...(await checks(ctx, input)));
-      // Last in the workspace; concurrent creates may share a position, and id order breaks the tie.
-      const { _max } = await ctx.db.task.aggregate({ _max: { position: true } });
-      return ctx.db.task.create({
-        ...query,
-        data: {
-          ...data,
-          ...newRow(ctx.workspace.id),
-          position: (_max.position ?? 0) + 1,
-          owners: linkIds(ownerIds, 'connect'),
-          assignees: linkIds(assigneeIds, 'connect'),
-        },
+      // Last in the workspace: the workspace row is locked before the maximum is read, so concurrent creates take turns and positions are unique.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'workspace', ctx.workspace.id);
+        const { _max } = await tx.task.aggregate({ _max: { position: true } });
+        return tx.task.create({
+          ...query,
+          data: {
+            ...data,
+            ...newRow(ctx.workspace.id),
+            position: (_max.position ?? 0) + 1,
+            owners: linkIds(ownerIds, 'connect'),
+            assignees: linkIds(assigneeIds, 'connect'),
+          },
+        });
       });
     },
   }),
@@ -100,10 +104,11 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.task.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Task');
       const { ownerIds, assigneeIds, ...data } = parseInput(UpdateTaskInput, input, ctx, ...(await checks(ctx, input)));
-      return ctx.db.task.update({
-        ...query,
-        where: { id },
-        data: { ...data, owners: linkIds(ownerIds, 'set'), assignees: linkIds(assigneeIds, 'set') },
+      if (ownerIds === undefined && assigneeIds === undefined) return ctx.db.task.update({ ...query, where: { id }, data });
+      // Replacing a set locks the task first: concurrent replacements take turns.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'task', id);
+        return tx.task.update({ ...query, where: { id }, data: { ...data, owners: linkIds(ownerIds, 'set'), assignees: linkIds(assigneeIds, 'set') } });
       });
     },
   }),

@@ -1,7 +1,7 @@
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
-import type { Context } from '../../graphql/context.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -74,9 +74,15 @@ const nameTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('
 const statusGone = (error: unknown) =>
   isForeignKeyViolation(error) ? invalidField('ticket_status_id', Messages.unknownId('ticket_status_id')) : error;
 
-/** The position after the last ticket of a status (1 for an empty one). */
-async function lastPosition(ctx: Context, statusId: string): Promise<number> {
-  const { _max } = await ctx.db.ticket.aggregate({ where: { statusId }, _max: { position: true } });
+/**
+ * The position after the last ticket of a status (1 for an empty one), read after the
+ * workspace row is locked: writers of positions take turns, so positions are unique.
+ * (Not the status row: the lock writes `updatedAt`, and a status's must not move when a
+ * ticket arrives; the workspace's is shown nowhere.)
+ */
+async function lastPosition(tx: Tx, workspaceId: string, statusId: string): Promise<number> {
+  await lockRow(tx, 'workspace', workspaceId);
+  const { _max } = await tx.ticket.aggregate({ where: { statusId }, _max: { position: true } });
   return (_max.position ?? 0) + 1;
 }
 
@@ -143,27 +149,30 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
       const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, checked);
-      // Last within its status; concurrent creates may share a position, and id order breaks the tie.
-      const position = await lastPosition(ctx, ticketStatusId);
-      return ctx.db.ticket
-        .create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), statusId: ticketStatusId, position } })
-        .catch((e) => Promise.reject(statusGone(e)));
+      // Last within its status.
+      return atomically(ctx.db, async (tx) => {
+        const position = await lastPosition(tx, ctx.workspace.id, ticketStatusId);
+        return tx.ticket.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), statusId: ticketStatusId, position } });
+      }).catch((e) => Promise.reject(statusGone(e)));
     },
   }),
   updateTicket: t.prismaField({
     type: Ticket,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketInput, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      const existing = await ctx.db.ticket.findUnique({ where: { id }, select: { statusId: true } });
-      if (!existing) throw notFound('Ticket');
+      if (!(await ctx.db.ticket.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket');
       const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
       const { ticketStatusId, ...data } = parseInput(UpdateTicketInput, input, ctx, checked);
+      if (ticketStatusId === undefined) return ctx.db.ticket.update({ ...query, where: { id }, data });
       // Moving to another status puts the ticket last there; the same status keeps its place.
-      const moved = ticketStatusId !== undefined && ticketStatusId !== existing.statusId;
-      const position = moved ? await lastPosition(ctx, ticketStatusId) : undefined;
-      return ctx.db.ticket
-        .update({ ...query, where: { id }, data: { ...data, ...(moved ? { statusId: ticketStatusId, position } : {}) } })
-        .catch((e) => Promise.reject(statusGone(e)));
+      // The ticket is locked before its status is read, so a concurrent move is never missed.
+      return atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'ticket', id);
+        const { statusId } = await tx.ticket.findUniqueOrThrow({ where: { id }, select: { statusId: true } });
+        const moved = ticketStatusId !== statusId;
+        const position = moved ? await lastPosition(tx, ctx.workspace.id, ticketStatusId) : undefined;
+        return tx.ticket.update({ ...query, where: { id }, data: { ...data, ...(moved ? { statusId: ticketStatusId, position } : {}) } });
+      }).catch((e) => Promise.reject(statusGone(e)));
     },
   }),
   deleteTicket: t.id({

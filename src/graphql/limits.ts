@@ -90,7 +90,7 @@ export function limitsRule(context: ValidationContext): ASTVisitor {
             : fields > LIMITS.fields
               ? `Query is too costly: at most ${LIMITS.fields} fields.`
               : objects > LIMITS.objects
-                ? `Query can return too many objects: at most ${LIMITS.objects} (lists count at their perPage, ${RELATION_PAGE_SIZE} for a relation unless set lower).`
+                ? `Query can return too many objects: at most ${LIMITS.objects} (lists count at their perPage, ${RELATION_PAGE_SIZE} for a relation unless set otherwise).`
                 : undefined;
       if (problem) context.reportError(new GraphQLError(problem, { nodes: [operation], extensions: { code: ErrorCode.LimitExceeded } }));
     },

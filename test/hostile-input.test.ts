@@ -60,3 +60,39 @@ describe('NUL characters', () => {
     expect((await api.get('/contacts')).body.total).toBe(1);
   });
 });
+
+describe('deep JSON and unreadable GraphQL requests (found by fuzzing)', () => {
+  /** `{"a":{"a":...1...}}` as text: JSON.stringify itself cannot write 10,000 levels. */
+  const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+  const json = { 'Content-Type': 'application/json' };
+
+  it('refuses JSON nested past 32 levels with 422 on the field that holds it, on both faces', async () => {
+    for (const levels of [40, 10_000]) {
+      const raw = `{"first_name":"D","email":"deep${levels}@example.com","properties":${deep(levels)}}`;
+      const res = await api.request('POST', '/contacts', { raw, headers: json });
+      expect([res.status, res.body.errors]).toEqual([422, { properties: ['The properties field is nested too deeply: at most 32 levels.'] }]);
+    }
+    const withKey = await api.request('POST', '/contacts', { raw: `{"first_name":"D","email":"deep@example.com","properties":${deep(10_000)}}`, headers: { ...json, 'Idempotency-Key': 'deep' } });
+    expect(withKey.status).toBe(422);
+    const query = 'mutation($p: JSON) { createContact(input: { firstName: "F", email: "deep@example.com", properties: $p }) { id } }';
+    const gql = await api.request('POST', '/graphql', { raw: `{"query":${JSON.stringify(query)},"variables":{"p":${deep(10_000)}}}`, headers: json });
+    expect(gql.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { p: ['The p field is nested too deeply: at most 32 levels.'] } });
+    expect((await api.get('/contacts?search=deep')).body.total).toBe(0);
+  });
+
+  it('gives every GraphQL error a code: variables of the wrong type are BAD_USER_INPUT', async () => {
+    for (const [query, variables] of [
+      ['query($f: ContactFilter) { contacts(filter: $f) { total } }', { f: { constructor: 'x' } }],
+      ['query($p: Int) { contacts(page: $p) { total } }', { p: '' }],
+      ['query($id: ID!) { contact(id: $id) { id } }', {}],
+    ] as const) {
+      const res = await api.graphql(query, variables);
+      expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    }
+  });
+
+  it('answers a POST /graphql that is not JSON with 415 and a coded JSON body', async () => {
+    const res = await api.request('POST', '/graphql', { raw: '{ products { total } }', headers: { 'Content-Type': 'text/plain' } });
+    expect([res.status, res.body]).toEqual([415, { errors: [{ message: 'Unsupported media type: send Content-Type: application/json.', extensions: { code: 'BAD_REQUEST' } }] }]);
+  });
+});

@@ -19,6 +19,8 @@ export const ErrorCode = {
   BadUserInput: 'BAD_USER_INPUT',
   RateLimited: 'RATE_LIMITED',
   Internal: 'INTERNAL_SERVER_ERROR',
+  /** A request GraphQL cannot read at all (not JSON, no query). */
+  BadRequest: 'BAD_REQUEST',
   /** A document over the size, token, nesting, depth, alias or cost limits: refused before it runs. */
   LimitExceeded: 'QUERY_LIMIT_EXCEEDED',
 } as const;

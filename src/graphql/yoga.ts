@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
@@ -6,9 +7,9 @@ import { currentRequestId } from '../http/request-scope.js';
 import { logError, readBody } from '../http/responses.js';
 import type { Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
-import { Messages, fieldPath } from '../validation/messages.js';
-import { nulPaths } from '../validation/parse.js';
-import { ErrorCode, contractError, invalid } from './errors.js';
+import { jsonValueErrors } from '../validation/json-values.js';
+import { Messages } from '../validation/messages.js';
+import { ErrorCode, codeOf, contractError, invalid } from './errors.js';
 import { limitsRule } from './limits.js';
 
 interface ServerContext {
@@ -27,6 +28,11 @@ function refusal(status: number, message: string, code: string, headers: Record<
   });
 }
 
+function yogaLog(...args: unknown[]): void {
+  const error = args.find((a) => a instanceof Error) ?? new Error(String(args[0]));
+  if (!(error instanceof GraphQLError)) logError(currentRequestId(), error, 'graphql (yoga)');
+}
+
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
 const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 
@@ -40,12 +46,13 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
 
   const limits: Plugin = {
-    // NUL characters are refused wherever they appear (PostgreSQL can neither store nor
-    // compare them): in variables here, in the document's literals just below.
+    // NUL characters and over-deep JSON are refused before anything reads the request:
+    // in variables here (PostgreSQL can store no NUL; deep values would overflow
+    // recursive code), in the document's literals by the lexer limits and just below.
     onParams({ params, setResult }) {
-      const found = nulPaths(params.variables ?? {}).map((path) => fieldPath(path));
-      if (/\\u0000|\u0000/.test(params.query ?? '')) found.push('query');
-      if (found.length > 0) setResult({ errors: [invalid(Object.fromEntries(found.map((field) => [field, [Messages.nul(field)]])))] });
+      const errors = jsonValueErrors(params.variables ?? {});
+      if (/\\u0000|\u0000/.test(params.query ?? '')) errors.query = [Messages.nul('query')];
+      if (Object.keys(errors).length > 0) setResult({ errors: [invalid(errors)] });
     },
     onParse({ setParseFn }) {
       setParseFn(parseWithinLimits);
@@ -64,10 +71,15 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     parserAndValidationCache: { documentCache, errorCache },
     plugins: [limits],
     context: ({ admitted }) => admitted,
+    // Yoga's own log lines go out as ours (one JSON line, no stack trace); a client's
+    // mistake (a GraphQLError, answered with its code) is not a server problem to log.
+    logging: { debug: () => {}, info: () => {}, warn: yogaLog, error: yogaLog },
     maskedErrors: {
       maskError(error, _message) {
         const raised = error instanceof GraphQLError ? error : new GraphQLError('Server error.', { originalError: error as Error });
         const known = contractError(raised);
+        // graphql-js's own errors that reach here without a code are about the request's variables.
+        if (known && !codeOf(known)) return new GraphQLError(known.message, { nodes: known.nodes, path: known.path, extensions: { ...known.extensions, code: ErrorCode.BadUserInput } });
         if (known) return known;
         logError(currentRequestId(), raised.originalError ?? raised, raised.path?.join('.') ?? 'graphql');
         return new GraphQLError('Server error.', { path: raised.path, extensions: { code: ErrorCode.Internal } });
@@ -95,7 +107,13 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
       if (!body.ok) return refusal(413, body.message, ErrorCode.LimitExceeded, admission.headers);
       forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body.bytes) });
     }
-    const response = await yoga.handleRequest(forYoga, { admitted: admission.context });
+    let response = await yoga.handleRequest(forYoga, { admitted: admission.context });
+    // Yoga answers some malformed requests (a body that is not JSON: 415) with no body at all.
+    if (response.status >= 400 && (await response.clone().text()) === '') {
+      const message = response.status === 415 ? 'Unsupported media type: send Content-Type: application/json.' : `${STATUS_CODES[response.status] ?? 'Bad request'}.`;
+      const allow = response.headers.get('allow');
+      response = refusal(response.status, message, ErrorCode.BadRequest, allow ? { Allow: allow } : {});
+    }
     for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
     return response;
   }

@@ -3,6 +3,7 @@ import type { Context } from '../graphql/context.js';
 import { ErrorCode, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
+import { jsonValueErrors } from '../validation/json-values.js';
 import { coerceVariables } from './coerce.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
@@ -89,6 +90,9 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
         return json(422, { message: 'The given data was invalid.', errors: { body: ['The body must be a JSON object.'] } }, headers);
       }
+      // NUL characters and over-deep nesting are refused before any code walks the body.
+      const unreadable = jsonValueErrors(body.value);
+      if (Object.keys(unreadable).length > 0) return json(422, { message: 'The given data was invalid.', errors: unreadable }, headers);
       raw.input = body.value;
     }
     const run = () => runRoute(route, raw, url.searchParams, admission.context, requestId);

@@ -43,6 +43,7 @@ export const Messages = {
   taken: (f: string) => `The ${attribute(f)} has already been taken.`,
   unknownId: (f: string) => `The selected ${attribute(f)} is invalid.`,
   nul: (f: string) => `The ${attribute(f)} field must not contain NUL characters.`,
+  tooDeep: (f: string, n: number) => `The ${attribute(f)} field is nested too deeply: at most ${n} levels.`,
 };
 
 /** A zod issue's message: custom messages use `:attribute` for the field's name. */

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
 import { type FieldErrors, invalid, noFieldErrors } from '../graphql/errors.js';
-import { Messages, fieldErrorsFrom, fieldPath } from './messages.js';
+import { jsonValueErrors } from './json-values.js';
+import { fieldErrorsFrom } from './messages.js';
 
 /**
  * Parses a resolver's input with its zod schema, the only place input rules live.
@@ -13,7 +14,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, ctx: 
   // reportInput tells a missing or null value ("required") from a wrong one.
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   const errors = result.success ? noFieldErrors() : fieldErrorsFrom(result.error.issues);
-  for (const path of nulPaths(input)) errors[fieldPath(path)] = [Messages.nul(fieldPath(path))];
+  Object.assign(errors, jsonValueErrors(input));
   // Checks against the database (unknown ids, property keys) join the same map.
   for (const more of checked) for (const [field, reasons] of Object.entries(more)) errors[field] ??= reasons;
   Object.assign(errors, ctx.inputTypeErrors);
@@ -21,20 +22,3 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, ctx: 
   return result.data as z.output<S>;
 }
 
-/**
- * Where a value holds a NUL character (in a string or an object key): PostgreSQL cannot
- * store one in text or jsonb, so it is refused on both databases alike.
- */
-export function nulPaths(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push(path);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulPaths(item, [...path, i], found));
-  } else if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) found.push(path.length ? path : [key]);
-      else nulPaths(item, [...path, key], found);
-    }
-  }
-  return found;
-}

@@ -4,6 +4,9 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { newId } from '../../src/db/ids.js';
 import { type ListenConfig, listen } from '../../src/serve.js';
+import { type Reply, send } from './http.js';
+
+export { type Reply, send };
 
 export interface TestApp {
   url: string;
@@ -28,12 +31,6 @@ export async function startApp(options: { rateLimitPerMinute?: number; databaseU
   };
 }
 
-export interface Reply<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
 export interface Client {
   key: string;
   workspaceId: string;
@@ -43,24 +40,6 @@ export interface Client {
   put<T = any>(path: string, body?: unknown): Promise<Reply<T>>;
   delete<T = any>(path: string): Promise<Reply<T>>;
   graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<Reply<T>>;
-}
-
-export async function send(url: string, method: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...options.headers };
-  let body: string | undefined = options.raw;
-  if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['Content-Type'] ??= 'application/json';
-  }
-  const response = await fetch(url, { method, headers, body });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === '' ? null : JSON.parse(text);
-  } catch {
-    // not JSON: the test sees the text
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
 }
 
 /** A fresh workspace with its own key, and a client that calls the API with it. */

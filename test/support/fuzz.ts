@@ -1,0 +1,1194 @@
+/**
+ * Property-based fuzzing over the REST route table and /graphql, shared by
+ * `test/fuzz.test.ts` (bounded, fixed seed) and `scripts/fuzz.ts` (long runs).
+ *
+ * Nothing here imports vitest, so the script can run it in plain Node.
+ *
+ * The properties, for every route:
+ * - never a 5xx (and, through GraphQL, never an INTERNAL_SERVER_ERROR);
+ * - every REST error body is a JSON object with a string `message`; every GraphQL
+ *   error has a string `message` and a string `extensions.code`;
+ * - a refused request (>= 400, or a GraphQL answer with errors and no data)
+ *   changes nothing in the workspace.
+ * Requests go in batches: one snapshot of the workspace before and one after a
+ * batch in which no write succeeded; a batch with a successful write replays its
+ * refused requests one by one between snapshots instead.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import {
+  type GraphQLField,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  typeFromAST,
+} from 'graphql';
+import { createKey } from '../../src/auth/api-keys.js';
+import type { Database } from '../../src/db/client.js';
+import { newId } from '../../src/db/ids.js';
+import { schema } from '../../src/graphql/schema.js';
+import { restRoutes } from '../../src/modules/index.js';
+import { compileDocument } from '../../src/rest/documents.js';
+import type { RestRoute } from '../../src/rest/route.js';
+import { snakeCase } from '../../src/validation/messages.js';
+import { type Reply, send } from './http.js';
+
+export { type Reply, send };
+
+// ---------------------------------------------------------------------------
+// Settings
+
+export interface FuzzSettings {
+  /** FUZZ_SEED: the fast-check seed of every property (each route and kind of request). */
+  seed: number;
+  /** FUZZ_RUNS: batches of requests per route and kind of request. */
+  runs: number;
+  /** Requests per batch, at most. */
+  batch: number;
+  /** How long one property may keep shrinking a failure, in ms. */
+  shrinkMs: number;
+}
+
+export function fuzzSettings(defaults: Partial<FuzzSettings> = {}): FuzzSettings {
+  const num = (name: string, fallback: number) => {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value)) throw new Error(`${name} must be an integer, not ${JSON.stringify(raw)}`);
+    return value;
+  };
+  return {
+    seed: num('FUZZ_SEED', defaults.seed ?? 20_260_521),
+    runs: num('FUZZ_RUNS', defaults.runs ?? 1),
+    batch: num('FUZZ_BATCH', defaults.batch ?? 6),
+    shrinkMs: num('FUZZ_SHRINK_MS', defaults.shrinkMs ?? 8_000),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// A minimal HTTP client (no vitest: the script uses it too)
+
+export interface Api {
+  url: string;
+  key: string;
+  workspaceId: string;
+  /** `path` is absolute: `/api/v1/...` or `/graphql`. */
+  request(method: string, path: string, options?: { body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply>;
+  /** A REST call under /api/v1 that must succeed: its body. */
+  rest(method: string, path: string, body?: unknown): Promise<any>;
+  /** A GraphQL call. */
+  graphql(query: string, variables?: Record<string, unknown>): Promise<Reply>;
+}
+
+export function apiClient(url: string, key: string, workspaceId: string): Api {
+  const request: Api['request'] = (method, path, options = {}) => send(`${url}${path}`, method, { ...options, headers: { 'X-Api-Key': key, ...options.headers } });
+  return {
+    url,
+    key,
+    workspaceId,
+    request,
+    async rest(method, path, body) {
+      const reply = await request(method, `/api/v1${path}`, body === undefined ? {} : { body });
+      if (reply.status >= 300) throw new Error(`${method} ${path} ${JSON.stringify(body)} answered ${reply.status}: ${reply.text.slice(0, 500)}`);
+      return reply.body;
+    },
+    graphql: (query, variables) => request('POST', '/graphql', { body: { query, variables } }),
+  };
+}
+
+/** A fresh workspace with its own key, on a running server over `database`. */
+export async function newApi(server: { url: string; database: Database }, name = `ws-${newId()}`): Promise<Api> {
+  const created = await createKey(server.database.prisma, name, 'fuzz');
+  return apiClient(server.url, created.key, created.workspaceId);
+}
+
+// ---------------------------------------------------------------------------
+// Seeding: one record of every resource
+
+export interface Seeded {
+  /** The id a `{id}` route of each path prefix uses (`contacts` -> a contact id). */
+  ids: Record<string, string>;
+  /** The records as created (POST response bodies), by path prefix. */
+  records: Record<string, any>;
+  /** Every id the workspace holds (stage ids and external ids included). */
+  pool: string[];
+}
+
+/**
+ * One record of every resource, linked to each other (a contact in a company, a deal
+ * with contacts and products, a link with products, a transaction with an event),
+ * named with `tag` so two workspaces' records differ.
+ */
+export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).toLowerCase()): Promise<Seeded> {
+  const user = await api.rest('POST', '/users', { name: `User ${tag}`, email: `user-${tag}@example.com` });
+  const definition = await api.rest('POST', '/property-definitions', { object: 'contact', key: 'tier', label: 'Tier', type: 'string' });
+  const company = await api.rest('POST', '/companies', { name: `Company ${tag}`, domain: `c-${tag}.example.com` });
+  const contact = await api.rest('POST', '/contacts', {
+    first_name: `First ${tag}`,
+    last_name: `Last ${tag}`,
+    email: `contact-${tag}@example.com`,
+    company_ids: [company.id],
+    properties: { tier: 'gold' },
+  });
+  const product = await api.rest('POST', '/products', { name: `Product ${tag}`, sku: `SKU-${tag}`, type: 'product', price: 10, currency: 'USD', unit: 'unit' });
+  const pipeline = await api.rest('POST', '/pipelines', { name: `Pipeline ${tag}`, stages: [{ name: 'New' }, { name: 'Won' }] });
+  const deal = await api.rest('POST', '/deals', {
+    name: `Deal ${tag}`,
+    deal_stage_external_id: pipeline.stages[0].external_id,
+    user_id: user.id,
+    contact_ids: [contact.id],
+    product_ids: [product.id],
+  });
+  const task = await api.rest('POST', '/tasks', { title: `Task ${tag}`, owner_ids: [user.id], assignee_ids: [user.id] });
+  const ticketStatus = await api.rest('POST', '/ticket-statuses', { name: `Open ${tag}` });
+  const ticket = await api.rest('POST', '/tickets', { title: `Ticket ${tag}`, ticket_status_id: ticketStatus.id });
+  const account = await api.rest('POST', '/payment-provider-accounts', { name: `Account ${tag}`, provider: 'stripe' });
+  const link = await api.rest('POST', '/payment-links', { name: `Link ${tag}`, payment_provider_account_id: account.id, product_ids: [product.id] });
+  const coupon = await api.rest('POST', '/payment-coupons', { code: `C${tag}`.replace(/[^A-Za-z0-9_-]/g, ''), type: 'amount', value: 1, payment_link_id: link.id });
+  const transaction = await api.rest('POST', '/payment-transactions', { payment_link_id: link.id, provider_reference: `pi_${tag}`, amount: 10, currency: 'USD' });
+  await api.rest('POST', `/payment-transactions/${transaction.id}/events`, {
+    type: 'payment.paid',
+    status: 'paid',
+    provider_reference: `evt_${tag}`,
+    occurred_at: '2026-01-01T00:00:00.000Z',
+  });
+  const records: Record<string, any> = {
+    users: user,
+    'property-definitions': definition,
+    companies: company,
+    contacts: contact,
+    products: product,
+    pipelines: pipeline,
+    deals: deal,
+    tasks: task,
+    'ticket-statuses': ticketStatus,
+    tickets: ticket,
+    'payment-provider-accounts': account,
+    'payment-links': link,
+    'payment-coupons': coupon,
+    'payment-transactions': transaction,
+  };
+  const ids = Object.fromEntries(Object.entries(records).map(([prefix, record]) => [prefix, record.id as string]));
+  for (const [prefix, id] of Object.entries(ids)) if (!/^[0-9A-Z]{26}$/.test(id)) throw new Error(`seed: ${prefix} has no ULID id: ${id}`);
+  const pool = [...Object.values(ids), ...pipeline.stages.flatMap((s: { id: string; external_id: string }) => [s.id, s.external_id])];
+  return { ids, records, pool };
+}
+
+/** The path prefix a route's `{id}` belongs to: `/payment-links/{id}/activate` -> `payment-links`. */
+export const prefixOf = (path: string) => path.split('/')[1]!;
+
+// ---------------------------------------------------------------------------
+// Snapshots: everything a workspace holds, read from the database
+
+/** Each REST list route. */
+export const listRoutes = () => restRoutes.filter((r) => r.method === 'GET' && !r.path.includes('{'));
+
+const requiredArgs = (field: GraphQLField<unknown, unknown>) => field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined);
+
+/** The Query fields that list a resource (they return a page with `data`). */
+export function listQueryFields(): GraphQLField<unknown, unknown>[] {
+  return Object.values(schema.getQueryType()!.getFields()).filter((f) => {
+    const named = getNamedType(f.type);
+    return isObjectType(named) && 'data' in named.getFields() && !requiredArgs(f);
+  });
+}
+
+/** The single-record Query fields (`contact(id)`, ...). */
+export function recordQueryFields(): GraphQLField<unknown, unknown>[] {
+  return Object.values(schema.getQueryType()!.getFields()).filter((f) => f.args.some((a) => a.name === 'id') && requiredArgs(f));
+}
+
+interface ModelField {
+  name: string;
+  kind: string;
+  type: string;
+  relationName?: string;
+}
+
+/**
+ * One SQL statement that reads every row a workspace owns, in every model, plus
+ * the rows of the many-to-many link tables (a contact's companies, a task's owners),
+ * each row as JSON text. Derived from Prisma's data model, so a new model is covered
+ * without a change here. API keys are left out: authenticating writes their
+ * `last_used_at`, whatever the answer. (Raw SQL: Prisma's own queries would cost
+ * 20 ms a snapshot, and the fuzzer takes hundreds.)
+ */
+function snapshotSql(database: Database, workspaceId: string): string {
+  if (!/^[0-9A-Za-z]{1,64}$/.test(workspaceId)) throw new Error(`snapshot: unexpected workspace id ${workspaceId}`);
+  const models = (database.prisma as unknown as { _runtimeDataModel?: { models: Record<string, { fields: ModelField[] }> } })._runtimeDataModel?.models;
+  if (!models) throw new Error('snapshot: this Prisma client exposes no data model (_runtimeDataModel); update snapshotSql');
+  const postgres = database.target.provider === 'postgresql';
+  const asJson = (columns: string[]) => (postgres ? 'row_to_json(x)::text' : `json_object(${columns.map((c) => `'${c}', x."${c}"`).join(', ')})`);
+  const owned = (name: string) => `SELECT "id" FROM "${name}" WHERE "workspaceId" = '${workspaceId}'`;
+  const parts: string[] = [];
+  const links = new Set<string>();
+  for (const [name, model] of Object.entries(models)) {
+    if (name === 'Workspace' || name === 'ApiKey' || !model.fields.some((f) => f.name === 'workspaceId')) continue;
+    const columns = model.fields.filter((f) => f.kind === 'scalar').map((f) => f.name);
+    parts.push(`SELECT '${name}' AS t, ${asJson(columns)} AS r FROM "${name}" x WHERE x."workspaceId" = '${workspaceId}'`);
+    const hasKey = (model: string, relation: string) => models[model]!.fields.some((f) => f.kind === 'scalar' && f.name === `${relation}Id`);
+    for (const field of model.fields) {
+      if (field.kind !== 'object' || !field.relationName || field.type === 'Workspace' || hasKey(name, field.name)) continue;
+      const other = models[field.type]!.fields.find((f) => f.relationName === field.relationName && f !== field);
+      // Many-to-many (neither side holds a key): Prisma's implicit table `_<relation>`, "A" pointing at the model first in alphabetical order.
+      if (!other || hasKey(field.type, other.name) || links.has(field.relationName)) continue;
+      links.add(field.relationName);
+      const first = [name, field.type].sort()[0]!;
+      parts.push(`SELECT '_${field.relationName}' AS t, ${asJson(['A', 'B'])} AS r FROM "_${field.relationName}" x WHERE x."A" IN (${owned(first)})`);
+    }
+  }
+  return `${parts.join(' UNION ALL ')} ORDER BY 1, 2`;
+}
+
+const statements = new Map<string, string>();
+
+/** Every row the workspace owns, by model (and link table), as JSON. */
+export async function snapshotWorkspace(database: Database, workspaceId: string): Promise<Record<string, unknown[]>> {
+  let sql = statements.get(workspaceId);
+  if (!sql) statements.set(workspaceId, (sql = snapshotSql(database, workspaceId)));
+  const rows = await database.prisma.$queryRawUnsafe<{ t: string; r: string }[]>(sql);
+  const out: Record<string, unknown[]> = {};
+  for (const { t, r } of rows) (out[t] ??= []).push(JSON.parse(r));
+  return out;
+}
+
+/** Where two JSON values first differ, for a report. */
+export function firstDifference(a: unknown, b: unknown, path = '$'): string | undefined {
+  if (isDeepStrictEqual(a, b)) return undefined;
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) {
+      const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return `${path}: ${abbreviate(JSON.stringify(a) ?? 'undefined', 200)} became ${abbreviate(JSON.stringify(b) ?? 'undefined', 200)}`;
+}
+
+// ---------------------------------------------------------------------------
+// What the server logged (the in-process server writes error lines to stderr)
+
+export interface LogCapture {
+  /** The lines logged under a request id (the server logs errors with the request's X-Request-Id). */
+  take(requestId: string): string[];
+  stop(): void;
+}
+
+/** Collects what is written to stderr, by request id (and keeps fuzzed requests' lines off the console). */
+export function captureServerLog(): LogCapture {
+  const byRequest = new Map<string, string[]>();
+  const original = process.stderr.write.bind(process.stderr);
+  let pending = '';
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      const id = /"request_id":"(fuzz-[^"]+)"/.exec(line)?.[1];
+      if (id) byRequest.set(id, [...(byRequest.get(id) ?? []), line]);
+      else original(`${line}\n`);
+    }
+    const callback = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+    callback?.();
+    return true;
+  }) as typeof process.stderr.write;
+  return {
+    take(requestId) {
+      const lines = byRequest.get(requestId) ?? [];
+      byRequest.delete(requestId);
+      return lines;
+    },
+    stop: () => void (process.stderr.write = original),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Requests
+
+/** One hostile request, as fast-check prints it when a property fails. */
+export interface FuzzRequest {
+  method: string;
+  /** `/api/v1/...` or `/graphql`; `@id` stands for the seeded record's id, `@ID` for it lower-cased. */
+  path: string;
+  /** The raw query string (without `?`), as sent. */
+  query: string;
+  /** `valid` (the workspace's key), `none` (no header), or a junk value sent as is. */
+  key: string;
+  headers: Record<string, string>;
+  /** The raw body, as sent. */
+  body?: string;
+}
+
+/** Long runs of one character print as `<'x' x 20000>`, so a counterexample stays readable. */
+export function abbreviate(text: string, max = 400): string {
+  const squeeze = (run: string, unit: string) => `<${JSON.stringify(unit)} x ${run.length / unit.length}>`;
+  // Units that open a JSON value first (`{"a":` rather than `":{"a`), then any.
+  const squeezed = text.replace(/([[{].{0,7}?)\1{19,}/gsu, squeeze).replace(/([^<>]{1,8}?)\1{19,}/gsu, squeeze);
+  return squeezed.length > max ? `${squeezed.slice(0, max)}...(${squeezed.length} chars)` : squeezed;
+}
+
+export function describeRequest(r: FuzzRequest): string {
+  const parts = [`${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`];
+  if (r.key !== 'valid') parts.push(`X-Api-Key: ${r.key === 'none' ? '(none)' : JSON.stringify(r.key)}`);
+  for (const [name, value] of Object.entries(r.headers)) parts.push(`${name}: ${JSON.stringify(value)}`);
+  const shown = (text: string) => visible(abbreviate(text, 1200));
+  return [...parts.map((p) => shown(p)), ...(r.body === undefined ? [] : [`body ${r.body === '' ? '(empty)' : shown(r.body)}`])].join(' | ');
+}
+
+/** Control characters, lone surrogates and line separators as `\uXXXX`, so a printed request shows them. */
+function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Gives a request fast-check's printable form (the abbreviated description). */
+function printable(r: FuzzRequest): FuzzRequest {
+  Object.defineProperty(r, fc.toStringMethod, { value: () => describeRequest(r), enumerable: false });
+  return r;
+}
+
+/** Percent-encodes any string's UTF-8 bytes (lone surrogates included), keeping unreserved characters. */
+export function encode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9\-._~]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** The body-less request for a route, `{id}` standing for the seeded record. */
+function baseRequest(route: RestRoute): FuzzRequest {
+  return { method: route.method, path: `/api/v1${route.path.replace('{id}', '@id')}`, query: '', key: 'valid', headers: {} };
+}
+
+export interface Target {
+  api: Api;
+  /** The database behind the server, for snapshots. */
+  database: Database;
+  seeded: Seeded;
+  log?: LogCapture;
+}
+
+let requestCounter = 0;
+
+export interface Sent {
+  request: FuzzRequest;
+  reply: Reply;
+  requestId: string;
+  logged: string[];
+}
+
+export async function sendFuzz(target: Target, r: FuzzRequest): Promise<Sent> {
+  const id = r.path.startsWith('/api/v1/') ? target.seeded.ids[r.path.split('/')[3]!] ?? 'none' : 'none';
+  const path = r.path.replaceAll('@id', id).replaceAll('@ID', id.toLowerCase());
+  const requestId = `fuzz-${process.pid}-${++requestCounter}`;
+  const headers: Record<string, string> = { ...r.headers, 'X-Request-Id': requestId };
+  if (r.key === 'valid') headers['X-Api-Key'] = target.api.key;
+  else if (r.key !== 'none') headers['X-Api-Key'] = r.key;
+  const reply = await send(`${target.api.url}${path}${r.query ? `?${r.query}` : ''}`, r.method, { raw: r.body, headers });
+  return { request: r, reply, requestId, logged: target.log?.take(requestId) ?? [] };
+}
+
+// ---------------------------------------------------------------------------
+// Hostile values (as raw JSON text, so prototype keys and duplicate keys survive)
+
+export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'toJSON', '__defineGetter__', 'propertyIsEnumerable'];
+
+const HOSTILE_STRINGS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'a\udfffb',
+  '\uffff',
+  '\ufeff',
+  '\u202e',
+  '\u200b',
+  '🙂',
+  '🙂'.repeat(300),
+  'x'.repeat(256),
+  'x'.repeat(20_000),
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e999',
+  '-1e999',
+  '0x1F',
+  '1_000',
+  ' 1 ',
+  '1,5',
+  '١٢',
+  '+1',
+  '.5',
+  '-0',
+  '9'.repeat(400),
+  'true',
+  'null',
+  'undefined',
+  '2026-02-30',
+  '2026-13-01',
+  '0000-00-00',
+  '+275760-09-13T00:00:00.000Z',
+  'not-an-email',
+  "' OR 1=1 --",
+  '%',
+  '_',
+  '\\',
+  '<script>alert(1)</script>',
+  '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+  '01arz3ndektsv4rrffq69g5fav',
+  '__proto__',
+  'constructor',
+];
+
+const HOSTILE_TOKENS = [
+  'null',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '-0',
+  '1e308',
+  '-1e308',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '5e-324',
+  '9007199254740993',
+  '2147483648',
+  '-2147483649',
+  '0.1',
+  '123456789012345678901234567890',
+  '0.00001',
+  '3.14159265358979323846264338327950288',
+  '[]',
+  '[null]',
+  '["nope"]',
+  '[[]]',
+  '{}',
+  '{"$gt":""}',
+  '{"":null}',
+  '""',
+];
+
+const json = (value: unknown) => JSON.stringify(value);
+const objectText = (entries: ReadonlyArray<readonly [string, string]>) => `{${entries.map(([k, v]) => `${json(k)}:${v}`).join(',')}}`;
+
+const deepNesting = fc
+  .tuple(fc.constantFrom(40, 1_000, 10_000, 150_000), fc.constantFrom('array', 'object'))
+  .map(([depth, kind]) => (kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
+
+const prototypeObject = fc
+  .tuple(fc.subarray(PROTOTYPE_KEYS, { minLength: 1 }), fc.constantFrom('{"polluted":true}', '1', '"x"', 'null', '[]', '{"__proto__":{"polluted":true}}'))
+  .map(([keys, value]) => objectText(keys.map((k) => [k, value] as const)));
+
+const latin1 = (maxLength: number) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength });
+
+/** A value of any shape that a field should refuse (or take), as JSON text. */
+export const hostileValue: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_TOKENS) },
+  { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_STRINGS).map(json) },
+  { weight: 1, arbitrary: deepNesting },
+  { weight: 1, arbitrary: prototypeObject },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => json(v) ?? 'null') },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map(json) },
+);
+
+// ---------------------------------------------------------------------------
+// Values that fit a GraphQL input type, more or less (to get past the type checks)
+
+const DATES = ['2026-02-28', '2024-02-29', '2026-02-29', '2026-13-01', '0000-01-01', '9999-12-31', '2026-1-1', '2026-01-01T00:00:00Z', '20260101'];
+const DATETIMES = [
+  '2026-01-01T00:00:00.000Z',
+  '2026-01-01T00:00:00Z',
+  '2026-01-01',
+  '2026-01-01T25:00:00Z',
+  '+275760-09-13T00:00:00.000Z',
+  '-000001-01-01T00:00:00Z',
+  '1970-01-01T00:00:00+14:00',
+  '2026-06-01T12:00:00.123456789Z',
+  '0001-01-01T00:00:00.000Z',
+];
+const STRINGS = ['a', 'Name', 'f@example.com', 'F@Example.COM', 'USD', 'usd', 'JPY', 'XAU', 'XYZ', 'stripe', 'product', '#fff', 'tier', 'unit', 'example.com', 'https://x.y', 'C1', 'payment.paid'];
+
+export function fittingValue(type: GraphQLInputType, pool: string[], depth = 0): fc.Arbitrary<string> {
+  if (isNonNullType(type)) return fittingValue(type.ofType, pool, depth);
+  if (isListType(type)) {
+    const item = fittingValue(type.ofType, pool, depth + 1);
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.array(item, { maxLength: 3 }).map((items) => `[${items.join(',')}]`) },
+      { weight: 1, arbitrary: item.map((v) => `[${v},${v}]`) },
+      { weight: 1, arbitrary: fc.constantFrom(1_001, 5_000).map((n) => `[${Array.from({ length: n }, () => json(pool[0] ?? 'x')).join(',')}]`) },
+    );
+  }
+  if (isInputObjectType(type)) return depth >= 2 ? fc.constant('{}') : hostileObject(type, pool, depth + 1);
+  if (isEnumType(type)) {
+    const values = type.getValues().map((v) => v.name);
+    return fc.oneof(fc.constantFrom(...values), fc.constantFrom(...values).map((v) => v.toUpperCase()), fc.constantFrom(...values).map((v) => ` ${v}`)).map(json);
+  }
+  if (isScalarType(type)) {
+    switch (type.name) {
+      case 'ID':
+        return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...pool) }, { weight: 1, arbitrary: fc.constantFrom(newId(), `${pool[0]}\u0000`, (pool[0] ?? '').toLowerCase()) }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) }).map(json);
+      case 'Int':
+      case 'SafeInt':
+        return fc
+          .oneof(fc.integer({ min: -3, max: 200 }), fc.constantFrom(2_147_483_647, -2_147_483_648, 2_147_483_648, 9_007_199_254_740_991, 1_000_001, -1_000_001), fc.integer())
+          .map((n) => String(n));
+      case 'Float':
+      case 'Decimal':
+        return fc.oneof(
+          fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => json(n)),
+          fc.constantFrom('0', '0.0001', '0.00005', '1.23456', '99999999999', '100000000000', '99999999999.9999', '100.0001', '1e11', '-0.0001', '12.345678'),
+        );
+      case 'Boolean':
+        return fc.constantFrom('true', 'false');
+      case 'Date':
+        return fc.constantFrom(...DATES).map(json);
+      case 'DateTime':
+        return fc.oneof(fc.constantFrom(...DATETIMES), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())).map(json);
+      case 'JSON':
+        return fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }).map((v) => json(v) ?? 'null'),
+          fc.tuple(fc.constantFrom('tier', 'k', 'unknown', '', '\u0000', '__proto__', 'constructor'), hostileValue).map(([k, v]) => objectText([[k, v]])),
+          prototypeObject,
+          deepNesting,
+        );
+      case 'String':
+        return fc.oneof(fc.constantFrom(...STRINGS), fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 })).map(json);
+      default:
+        return fc.jsonValue({ maxDepth: 2 }).map((v) => json(v) ?? 'null');
+    }
+  }
+  return hostileValue;
+}
+
+/** An object with the input type's real snake_case fields, each fitting or hostile, plus prototype and unknown keys. */
+export function hostileObject(type: GraphQLInputObjectType, pool: string[], depth = 0, naming: (name: string) => string = snakeCase): fc.Arbitrary<string> {
+  const fields = Object.values(type.getFields());
+  const entries = fields.map((f) =>
+    fc.option(
+      fc.oneof({ weight: 3, arbitrary: fittingValue(f.type, pool, depth) }, { weight: 2, arbitrary: hostileValue }).map((v) => [naming(f.name), v] as const),
+      { nil: undefined, freq: 3 },
+    ),
+  );
+  const extra = fc.array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom(...fields.map((f) => f.name)), fc.constantFrom(...fields.map((f) => naming(f.name))), fc.string({ maxLength: 8 })),
+      hostileValue,
+    ),
+    { maxLength: 2 },
+  );
+  return fc.tuple(fc.tuple(...entries), extra).map(([chosen, more]) => objectText([...chosen.filter((e) => e !== undefined), ...more]));
+}
+
+// ---------------------------------------------------------------------------
+// REST requests for one route
+
+/** The input types a route's document takes: `$input` (the body) and `$filter` (the query string). */
+export function routeInputs(route: RestRoute): { body?: GraphQLInputObjectType; filter?: GraphQLInputObjectType; paged: boolean } {
+  const { operation } = compileDocument(schema, route.document, `${route.method} ${route.path}`);
+  const typeOf = (name: string) => {
+    const def = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
+    const type = def && (typeFromAST(schema, def.type as never) as GraphQLInputType | undefined);
+    const named = type && getNamedType(type);
+    return named && isInputObjectType(named) ? named : undefined;
+  };
+  return { body: typeOf('input'), filter: typeOf('filter'), paged: !!operation.variableDefinitions?.some((v) => v.variable.name.value === 'page') };
+}
+
+const PATH_IDS = [
+  '%00',
+  'a%00b',
+  '@id%00',
+  '%00@id',
+  '@id%20',
+  '@ID',
+  '@id.json',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2E',
+  '%2F',
+  '@id%2F..',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%AE',
+  '%FF',
+  '%ED%A0%80',
+  '%EF%BF%BF',
+  '%F0%9F%99%82',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'upsert',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e308',
+  'NaN',
+  '%20',
+  '%09',
+  '%0A',
+  '0'.repeat(26),
+  'Z'.repeat(26),
+  'x'.repeat(3_000),
+  "'%20OR%201=1--",
+];
+
+const pathIds = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...PATH_IDS) },
+  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map(encode) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map(encode) },
+  { weight: 1, arbitrary: fc.ulid() },
+);
+
+const QUERY_VALUES = [
+  '',
+  '0',
+  '-1',
+  '1',
+  '2',
+  '100',
+  '101',
+  '1.5',
+  '1e2',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-0',
+  '0x10',
+  '99999999999999999999',
+  '%201',
+  '1%20',
+  'true',
+  'false',
+  'TRUE',
+  'null',
+  'undefined',
+  '[]',
+  '{}',
+  '%00',
+  'a%00b',
+  '%',
+  '%zz',
+  '%ED%A0%80',
+  '%25',
+  '_',
+  '%5C',
+  "'%20OR%201=1--",
+  encode('🙂'),
+  encode('\u202e'),
+  'x'.repeat(5_000),
+  'x'.repeat(20_000),
+];
+
+const RAW_QUERIES = [
+  'constructor=1',
+  '__proto__=1',
+  '__proto__[x]=1',
+  'toString=1',
+  'hasOwnProperty=1',
+  'valueOf=1',
+  'page=1&page=2',
+  'per_page=1&per_page=abc',
+  'page[]=1',
+  'per_page[max]=5',
+  '%00=%00',
+  'a=%zz',
+  '&&&',
+  '=',
+  '==',
+  '?',
+  'page',
+  'per_page=',
+  '%70age=2',
+  'PAGE=1',
+  'filter[email]=x',
+  'search=%00',
+];
+
+/** Query strings: the route's real filters and paging keys, prototype keys and junk, repeated, with junk values. */
+export function queryStrings(route: RestRoute, seeded: Seeded): fc.Arbitrary<string> {
+  const { filter } = routeInputs(route);
+  const filterKeys = filter ? Object.keys(filter.getFields()).map(snakeCase) : [];
+  const known = Object.values(seeded.records).flatMap((r) => [r.name, r.email, r.title, r.provider_reference].filter((v): v is string => typeof v === 'string'));
+  const key = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('page', 'per_page', ...filterKeys) },
+    { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_KEYS).map(encode) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 10 }).map(encode) },
+    { weight: 1, arbitrary: fc.constantFrom('filter', 'a.b', '', '%00', 'search%00', 'email[$ne]') },
+  );
+  const value = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...QUERY_VALUES) },
+    { weight: 1, arbitrary: fc.constantFrom(...seeded.pool, ...known).map(encode) },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map(encode) },
+  );
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.array(fc.tuple(key, value), { minLength: 1, maxLength: 5 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')) },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_QUERIES) },
+  );
+}
+
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json;charset=latin1',
+  'application/merge-patch+json',
+  'application/vnd.api+json',
+  'text/plain',
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/jsonx',
+  'json',
+  '*/*',
+  'application/json, text/plain',
+  'application/json; boundary="',
+  'application/graphql',
+  'application/graphql-response+json',
+];
+
+const IDEMPOTENCY_KEYS = ['', ' ', 'a', 'x'.repeat(255), 'x'.repeat(256), 'x'.repeat(8_000), 'ü', 'key with spaces', '%00', '__proto__', 'constructor', '\u00ff\u00fe'];
+
+/** Junk `X-Api-Key` values; `@key` is the workspace's key. */
+const API_KEYS = ['none', '', 'sg_', `sg_${'A'.repeat(40)}`, `sg_${'A'.repeat(129)}`, '@keyx', '@KEY', '@key ', 'Bearer @key', '@key,@key', '__proto__', 'x'.repeat(8_000)];
+
+const contentType = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: latin1(30) });
+const idempotencyKey = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...IDEMPOTENCY_KEYS) }, { weight: 2, arbitrary: latin1(40) });
+const junkKey = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...API_KEYS) }, { weight: 1, arbitrary: latin1(50) });
+
+const RAW_BODIES = [
+  '',
+  ' ',
+  'null',
+  '[]',
+  '"x"',
+  '1',
+  '{',
+  '{"a":',
+  '{"a":1}}',
+  'not json',
+  '\u0000',
+  '{}\u0000',
+  '\ufeff{}',
+  '{"a":1,"a":2}',
+  "{'a':1}",
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":1,}',
+  '[1,2',
+  '\ud800',
+  `{"x":"${'y'.repeat(1_100_000)}"}`,
+];
+
+/** Any body: an object with the route's fields (or, for routes without a body, anything). */
+export function bodies(route: RestRoute, seeded: Seeded): fc.Arbitrary<string> {
+  const { body } = routeInputs(route);
+  const shaped = body ? [{ weight: 6, arbitrary: hostileObject(body, seeded.pool) }] : [];
+  return fc.oneof(
+    ...shaped,
+    { weight: 2, arbitrary: fc.jsonValue().map((v) => json(v) ?? 'null') },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
+    { weight: 1, arbitrary: prototypeObject },
+    { weight: 1, arbitrary: deepNesting },
+    { weight: 1, arbitrary: hostileValue },
+  );
+}
+
+/** The kinds of hostility, each its own property so one kind's failure does not hide another's. */
+export type Aspect = 'path' | 'query' | 'body' | 'headers' | 'mixed';
+
+export function aspectsOf(route: RestRoute): Aspect[] {
+  return [...(route.path.includes('{id}') ? (['path'] as const) : []), 'query', ...(route.method !== 'GET' ? (['body'] as const) : []), 'headers', 'mixed'];
+}
+
+interface HeaderChoice {
+  contentType?: string;
+  idempotencyKey?: string;
+  key?: string;
+  extra?: readonly [string, string];
+}
+
+const headerChoices: fc.Arbitrary<HeaderChoice> = fc.record(
+  {
+    contentType: contentType,
+    idempotencyKey: idempotencyKey,
+    key: junkKey,
+    extra: fc.constantFrom(['X-HTTP-Method-Override', 'DELETE'] as const, ['Content-Encoding', 'gzip'] as const, ['Accept', 'text/html'] as const, ['X-Forwarded-For', '127.0.0.1'] as const),
+  },
+  { requiredKeys: [] },
+);
+
+function applyHeaders(r: FuzzRequest, choice: HeaderChoice, apiKey: string): FuzzRequest {
+  const headers = { ...r.headers };
+  if (choice.contentType !== undefined) headers['Content-Type'] = choice.contentType;
+  if (choice.idempotencyKey !== undefined) headers['Idempotency-Key'] = choice.idempotencyKey;
+  if (choice.extra) headers[choice.extra[0]] = choice.extra[1];
+  const key = choice.key === undefined ? r.key : choice.key.replaceAll('@KEY', apiKey.toUpperCase()).replaceAll('@key', apiKey);
+  return { ...r, headers, key };
+}
+
+/** The key as a request shows it: `valid` for the workspace's own, so counterexamples do not print it. */
+const keyLabel = (key: string, apiKey: string) => (key === apiKey ? 'valid' : key.replaceAll(apiKey, '<key>'));
+
+/** Hostile requests for one route, varying one aspect (or all of them, for `mixed`). */
+export function restRequests(route: RestRoute, aspect: Aspect, target: Target): fc.Arbitrary<FuzzRequest> {
+  const base = baseRequest(route);
+  const withBody = route.method !== 'GET';
+  const benign: FuzzRequest = withBody ? { ...base, headers: { 'Content-Type': 'application/json' }, body: '{}' } : base;
+  const apiKey = target.api.key;
+  const finish = (r: FuzzRequest) => printable({ ...r, key: keyLabel(r.key, apiKey) });
+  const idPath = (id: string) => `/api/v1${route.path.replace('{id}', id)}`;
+  switch (aspect) {
+    case 'path':
+      return pathIds.map((id) => finish({ ...benign, path: idPath(id) }));
+    case 'query':
+      return queryStrings(route, target.seeded).map((query) => finish({ ...benign, query }));
+    case 'body':
+      return bodies(route, target.seeded).map((body) => finish({ ...base, headers: { 'Content-Type': 'application/json' }, body }));
+    case 'headers':
+      return fc
+        .tuple(headerChoices, withBody ? fc.oneof(fc.constant('{}'), bodies(route, target.seeded)) : fc.constant(undefined))
+        .map(([choice, body]) => finish(applyHeaders({ ...base, ...(body === undefined ? {} : { body }) }, choice, apiKey)));
+    case 'mixed':
+      return fc
+        .tuple(
+          fc.option(pathIds, { nil: undefined }),
+          fc.option(queryStrings(route, target.seeded), { nil: undefined }),
+          withBody ? fc.option(bodies(route, target.seeded), { nil: undefined }) : fc.constant(undefined),
+          headerChoices,
+        )
+        .map(([id, query, body, choice]) =>
+          finish(applyHeaders({ ...base, path: id === undefined ? base.path : idPath(id), query: query ?? '', ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }) }, choice, apiKey)),
+        );
+  }
+}
+
+/** Requests every run tries first: the hostile cases named in the brief, one batch per aspect. */
+export function restExamples(route: RestRoute, aspect: Aspect): FuzzRequest[] {
+  const base = baseRequest(route);
+  const benign: FuzzRequest = route.method !== 'GET' ? { ...base, headers: { 'Content-Type': 'application/json' }, body: '{}' } : base;
+  const idPath = (id: string) => `/api/v1${route.path.replace('{id}', id)}`;
+  const list = (): FuzzRequest[] => {
+    switch (aspect) {
+      case 'path':
+        return ['%00', '@id%00', '..', '%2e%2e', encode('🙂'), '%ED%A0%80', '__proto__', 'constructor'].map((id) => ({ ...benign, path: idPath(id) }));
+      case 'query':
+        return [...PROTOTYPE_KEYS.slice(0, 6).map((k) => `${k}=1`), 'page=abc&per_page=-1', 'page=1&page=2', 'per_page=%00', `page=${'9'.repeat(30)}`, 'search=a%00b&email=a%00b'].map((query) => ({ ...benign, query }));
+      case 'body': {
+        const { body } = routeInputs(route);
+        const fields = body ? Object.keys(body.getFields()).map(snakeCase) : ['x'];
+        return [
+          objectText(fields.map((f) => [f, json('a\u0000b')] as const)),
+          objectText(fields.map((f) => [f, '1e400'] as const)),
+          objectText(fields.map((f) => [f, '{"__proto__":{"polluted":true}}'] as const)),
+          objectText(PROTOTYPE_KEYS.map((k) => [k, '{"polluted":true}'] as const)),
+          `${'['.repeat(150_000)}${']'.repeat(150_000)}`,
+          // Nesting each JSON field (properties, metadata, payload) alone, so a failure names the field.
+          ...(body ? Object.values(body.getFields()).filter((f) => getNamedType(f.type).name === 'JSON') : []).map((f) =>
+            objectText([[snakeCase(f.name), `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`]]),
+          ),
+        ].map((text) => ({ ...base, headers: { 'Content-Type': 'application/json' }, body: text }));
+      }
+      case 'headers':
+        return [
+          { ...benign, headers: { 'Content-Type': 'text/plain' } },
+          { ...benign, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'x'.repeat(256) } },
+          { ...benign, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': '__proto__' } },
+          { ...benign, key: 'none' },
+          { ...benign, key: `sg_${'A'.repeat(40)}` },
+        ];
+      case 'mixed':
+        return [{ ...benign, path: route.path.includes('{id}') ? idPath('%00') : base.path, query: 'constructor=1&__proto__=1' }];
+    }
+  };
+  return list().map(printable);
+}
+
+// ---------------------------------------------------------------------------
+// GraphQL requests
+
+/** A leaf selection for a related object: its id, else its leaf fields. */
+export function leafSelection(type: GraphQLObjectType): string {
+  const fields = Object.values(type.getFields());
+  if (fields.some((f) => f.name === 'id')) return 'id';
+  const leaves = fields.filter((f) => f.args.length === 0 && isLeafType(getNamedType(f.type))).map((f) => f.name);
+  return leaves.length ? leaves.join(' ') : '__typename';
+}
+
+/** What a fuzzed document selects of a root field's result: a little of everything. */
+function selectionOf(type: GraphQLNamedType): string {
+  if (!isObjectType(type)) return '';
+  const fields = Object.values(type.getFields());
+  const data = type.getFields().data;
+  const item = data && getNamedType(data.type);
+  if (item && isObjectType(item)) return `{ total data { ${leafSelection(item)} } }`;
+  const leaves = fields.filter((f) => !requiredArgs(f) && isLeafType(getNamedType(f.type))).map((f) => f.name);
+  const objects = fields.filter((f) => !requiredArgs(f) && isObjectType(getNamedType(f.type))).map((f) => `${f.name} { __typename }`);
+  return `{ __typename ${[...leaves, ...objects].join(' ')} }`;
+}
+
+function printType(type: GraphQLInputType): string {
+  return String(type);
+}
+
+const SIMPLE_QUERY = '{ contacts(perPage: 1) { total } }';
+
+/** Hand-made hostile /graphql bodies. */
+const GRAPHQL_JUNK = [
+  objectText([['__proto__', objectText([['query', json(SIMPLE_QUERY)]])]]),
+  objectText([['query', json('{ __proto__ }')]]),
+  objectText([['query', json('{ constructor }')]]),
+  objectText([['query', json('{ contact(id: "\\u0000") { id } }')]]),
+  objectText([['query', json('query ($id: ID!) { contact(id: $id) { id } }')], ['variables', '{"id":"a\\u0000b"}']]),
+  objectText([['query', json('query ($id: ID!) { contact(id: $id) { id } }')], ['variables', '{"__proto__":{"id":"x"}}']]),
+  objectText([['query', json('query ($id: ID!) { contact(id: $id) { id } }')], ['variables', '{"constructor":{"id":"x"}}']]),
+  objectText([['query', json('query ($p: Int) { contacts(page: $p) { total } }')], ['variables', '{"p":"1"}']]),
+  objectText([['query', json('query ($f: ContactFilter) { contacts(filter: $f) { total } }')], ['variables', '{"f":{"constructor":"x","__proto__":{"email":"x"}}}']]),
+  objectText([['query', json(SIMPLE_QUERY)], ['extensions', '{"persistedQuery":{"version":1,"sha256Hash":"x"}}']]),
+  objectText([['query', json('mutation ($p: JSON) { createContact(input: { firstName: "F", email: "deep@example.com", properties: $p }) { id } }')], ['variables', `{"p":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`]]),
+  objectText([['query', json(`{ ${'contacts { total } '.repeat(2_000)} }`)]]),
+  objectText([['query', json(`{ ${'{'.repeat(5_000)} }`)]]),
+  objectText([['query', json(`{ contacts ${'{ data '.repeat(50)}${'}'.repeat(50)} }`)]]),
+  objectText([['query', json('mutation { deleteContact(id: "x") }')], ['operationName', '"__proto__"']]),
+  `[${Array.from({ length: 12 }, () => objectText([['query', json(SIMPLE_QUERY)]])).join(',')}]`,
+  `[${objectText([['query', json(SIMPLE_QUERY)]])},${objectText([['query', json('mutation { deleteUser(id: "nope") }')]])}]`,
+  '[]',
+  '{',
+  '',
+  'query { contacts { total } }',
+];
+
+export function graphqlExamples(): FuzzRequest[] {
+  const request = (body: string, headers: Record<string, string>): FuzzRequest => printable({ method: 'POST', path: '/graphql', query: '', key: 'valid', headers, body });
+  return [
+    ...GRAPHQL_JUNK.map((body) => request(body, { 'Content-Type': 'application/json' })),
+    request(objectText([['query', json(SIMPLE_QUERY)]]), { 'Content-Type': 'text/plain' }),
+    request(objectText([['query', json(SIMPLE_QUERY)]]), {}),
+  ];
+}
+
+/** Hostile GraphQL requests: schema-derived documents with hostile variables, raw junk bodies, batches, prototype keys. */
+export function graphqlRequests(target: Target): fc.Arbitrary<FuzzRequest> {
+  const pool = target.seeded.pool;
+  const roots = [
+    ...Object.values(schema.getQueryType()!.getFields()).map((f) => ['query', f] as const),
+    ...Object.values(schema.getMutationType()!.getFields()).map((f) => ['mutation', f] as const),
+  ];
+  const documentRequest = fc.constantFrom(...roots).chain(([operation, field]) => {
+    const defs = field.args.map((a) => `$${a.name}: ${printType(a.type)}`).join(', ');
+    const args = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+    const query = `${operation} Fuzz${defs ? `(${defs})` : ''} { ${field.name}${args ? `(${args})` : ''} ${selectionOf(getNamedType(field.type))} }`;
+    type Entry = readonly [string, string];
+    const chosenArgs: fc.Arbitrary<Entry | undefined>[] = field.args.map((a) =>
+        fc.option(
+          fc
+            .oneof(
+              { weight: 3, arbitrary: isInputObjectType(getNamedType(a.type)) ? hostileObject(getNamedType(a.type) as GraphQLInputObjectType, pool, 0, (n) => n) : fittingValue(a.type, pool) },
+              { weight: 2, arbitrary: hostileValue },
+            )
+            .map((v) => [a.name, v] as const),
+          { nil: undefined, freq: 6 },
+        ),
+    );
+    const variables = fc.tuple(fc.tuple(...chosenArgs), fc.array(fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), hostileValue), { maxLength: 1 }));
+    return variables.map(([chosen, extra]: [(Entry | undefined)[], Entry[]]) => objectText([['query', json(query)], ['variables', objectText([...chosen.filter((e) => e !== undefined), ...extra])]]));
+  });
+  const junk = fc.oneof(
+    fc.jsonValue().map((v) => json(v) ?? 'null'),
+    fc.string({ maxLength: 60 }).map((q) => objectText([['query', json(q)]])),
+    fc.tuple(hostileValue, hostileValue).map(([variables, name]) => objectText([['query', json(SIMPLE_QUERY)], ['variables', variables], ['operationName', name]])),
+    fc.constantFrom(...GRAPHQL_JUNK),
+    fc.array(documentRequest, { minLength: 2, maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+  );
+  return fc
+    .tuple(
+      fc.oneof({ weight: 5, arbitrary: documentRequest }, { weight: 2, arbitrary: junk }),
+      fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: contentType }),
+      fc.option(junkKey, { nil: undefined, freq: 8 }),
+    )
+    .map(([body, type, key]) =>
+      printable({ method: 'POST', path: '/graphql', query: '', key: key === undefined ? 'valid' : keyLabel(key.replaceAll('@key', target.api.key), target.api.key), headers: { 'Content-Type': type }, body }),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The properties
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A broken rule: `kind` tells distinct defects apart (a route may have several), `text` reports it. */
+export interface Violation {
+  kind: string;
+  text: string;
+}
+
+/** What the server logged, reduced to the error's name and message: distinct causes of a 500 stay distinct. */
+function loggedCause(sent: Sent): string {
+  const causes = sent.logged.map((line) => {
+    try {
+      const parsed = JSON.parse(line) as { error?: string; code?: string; message?: string };
+      return [parsed.error, parsed.code, parsed.message?.slice(0, 60)].filter(Boolean).join(' ');
+    } catch {
+      return line.slice(0, 60);
+    }
+  });
+  return causes.join('; ') || 'nothing logged';
+}
+
+/** What a reply breaks of the contract, if anything. */
+export function violations(sent: Sent): Violation[] {
+  const { request, reply } = sent;
+  const out: Violation[] = [];
+  if (reply.status >= 500) out.push({ kind: `${reply.status} (${loggedCause(sent)})`, text: `answered ${reply.status}: ${abbreviate(reply.text, 200)}` });
+  if (request.path === '/graphql') {
+    const results = Array.isArray(reply.body) ? reply.body : [reply.body];
+    if (!results.every(isPlainObject)) out.push({ kind: `graphql ${reply.status}: a body that is not a JSON object`, text: `answered ${reply.status} with a body that is not a JSON object: ${abbreviate(reply.text, 300)}` });
+    for (const result of results.filter(isPlainObject)) {
+      const errors = result.errors;
+      if (errors === undefined) continue;
+      if (!Array.isArray(errors)) {
+        out.push({ kind: 'graphql errors not an array', text: `"errors" is not an array: ${abbreviate(reply.text, 300)}` });
+        continue;
+      }
+      for (const e of errors) {
+        const shown = abbreviate(JSON.stringify(e), 300);
+        if (!isPlainObject(e) || typeof e.message !== 'string') out.push({ kind: 'graphql error without message', text: `answered ${reply.status} with an error without a string message: ${shown}` });
+        else if (!isPlainObject(e.extensions) || typeof e.extensions.code !== 'string')
+          out.push({ kind: 'graphql: an error without extensions.code', text: `answered ${reply.status} with an error without extensions.code: ${shown}` });
+        else if (e.extensions.code === 'INTERNAL_SERVER_ERROR') out.push({ kind: `graphql INTERNAL_SERVER_ERROR (${loggedCause(sent)})`, text: `answered ${reply.status} with INTERNAL_SERVER_ERROR: ${shown}` });
+      }
+    }
+  } else if (reply.status >= 400 && (!isPlainObject(reply.body) || typeof reply.body.message !== 'string')) {
+    out.push({ kind: `${reply.status} without a message`, text: `answered ${reply.status} with an error body that is not a JSON object with a string message: ${JSON.stringify(abbreviate(reply.text, 300))}` });
+  }
+  const logged = sent.logged.length ? `\n      server logged: ${sent.logged.map((l) => abbreviate(l, 600)).join('\n                     ')}` : '';
+  return out.map((v) => ({ kind: v.kind, text: `${describeRequest(request)}\n      -> ${v.text}${logged}` }));
+}
+
+/** Refused: an error status, or GraphQL errors with no data. */
+export function refused(sent: Sent): boolean {
+  const { reply } = sent;
+  if (reply.status >= 400) return true;
+  if (sent.request.path !== '/graphql') return false;
+  const results = Array.isArray(reply.body) ? reply.body : [reply.body];
+  return results.every((r) => !isPlainObject(r) || (Array.isArray(r.errors) && r.errors.length > 0 && (!isPlainObject(r.data) || Object.values(r.data).every((v) => v === null))));
+}
+
+/** A request that may change data when it succeeds. */
+const mayWrite = (r: FuzzRequest) => (r.path === '/graphql' ? /mutation/i.test(r.body ?? '') : r.method !== 'GET');
+
+/**
+ * Sends a batch and returns every violation: 5xx, bad error bodies, and refused
+ * requests that changed the workspace. One snapshot before and one after the batch
+ * when no write succeeded; otherwise each refused request is replayed between two
+ * snapshots, since the successful writes changed the workspace anyway.
+ */
+export async function runBatch(target: Target, batch: FuzzRequest[]): Promise<Violation[]> {
+  const snapshot = () => snapshotWorkspace(target.database, target.api.workspaceId);
+  const problems: Violation[] = [];
+  const before = await snapshot();
+  const sent: Sent[] = [];
+  for (const request of batch) {
+    const s = await sendFuzz(target, request);
+    problems.push(...violations(s));
+    sent.push(s);
+  }
+  if (!sent.some((s) => mayWrite(s.request) && !refused(s))) {
+    const difference = firstDifference(before, await snapshot());
+    if (difference) {
+      problems.push({
+        kind: 'a refused request changed the workspace',
+        text: `refused requests (and reads) changed the workspace: ${difference}\n      requests:\n${sent.map((s) => `        ${s.reply.status} ${describeRequest(s.request)}`).join('\n')}`,
+      });
+    }
+    return problems;
+  }
+  let state = await snapshot();
+  for (const first of sent.filter(refused)) {
+    const again = await sendFuzz(target, first.request);
+    problems.push(...violations(again));
+    const now = await snapshot();
+    const difference = refused(again) && firstDifference(state, now);
+    if (difference) problems.push({ kind: 'a refused request changed the workspace', text: `${describeRequest(again.request)}\n      -> answered ${again.reply.status} but changed the workspace: ${difference}` });
+    state = now;
+  }
+  return problems;
+}
+
+/**
+ * One property, checked with fast-check (fixed seed; the examples first, then `runs`
+ * random batches); on a failure, fast-check shrinks the batch to a minimal
+ * counterexample. To report more than the first defect, the check is repeated with
+ * the defects already reported tolerated, until it passes or `maxDefects` are found.
+ * Returns one fast-check report (counterexample included) per distinct defect.
+ */
+export async function checkProperty(
+  label: string,
+  requests: fc.Arbitrary<FuzzRequest>,
+  examples: FuzzRequest[],
+  target: Target,
+  settings: FuzzSettings,
+  maxDefects = 3,
+): Promise<string[]> {
+  const known = new Set<string>();
+  const reports: string[] = [];
+  while (reports.length < maxDefects) {
+    let shrinkUntil = Infinity;
+    let found: string[] = [];
+    // The examples run first as one batch; drawn from a subarray, a failing one shrinks to the requests that fail.
+    const batches = examples.length
+      ? fc.oneof({ weight: 4, arbitrary: fc.array(requests, { minLength: 1, maxLength: settings.batch }) }, { weight: 1, arbitrary: fc.subarray(examples, { minLength: 1 }) })
+      : fc.array(requests, { minLength: 1, maxLength: settings.batch });
+    const property = fc.asyncProperty(batches, async (batch) => {
+      // Shrinking has a budget: past it, candidates pass, and fast-check reports the smallest failure so far.
+      if (Date.now() > shrinkUntil) return true;
+      const problems = (await runBatch(target, batch)).filter((p) => !known.has(p.kind));
+      if (problems.length === 0) return true;
+      if (shrinkUntil === Infinity) shrinkUntil = Date.now() + settings.shrinkMs;
+      found = [...new Set(problems.map((p) => p.kind))];
+      const error = new Error(`${label}:\n  ${problems.map((p) => `[${p.kind}] ${p.text}`).join('\n  ')}`);
+      error.stack = `Error: ${error.message}`; // the report is the requests, not where the check threw
+      throw error;
+    });
+    const details = await fc.check(property, {
+      seed: settings.seed,
+      numRuns: settings.runs + (examples.length ? 1 : 0),
+      examples: examples.length ? [[examples]] : [],
+      includeErrorInReport: true,
+    });
+    if (!details.failed) break;
+    reports.push(`${label}\n${fc.defaultReportMessage(details)}`);
+    // The shrunk counterexample's defects are reported: look for others.
+    if (found.length === 0) break;
+    for (const kind of found) known.add(kind);
+  }
+  return reports;
+}
+
+/** Every aspect of one REST route; one report per distinct defect found. */
+export async function fuzzRestRoute(route: RestRoute, target: Target, settings: FuzzSettings, aspects = aspectsOf(route)): Promise<string[]> {
+  const reports: string[] = [];
+  for (const aspect of aspects) reports.push(...(await checkProperty(`${route.method} ${route.path} [${aspect}]`, restRequests(route, aspect, target), restExamples(route, aspect), target, settings)));
+  return reports;
+}
+
+export async function fuzzGraphQL(target: Target, settings: FuzzSettings): Promise<string[]> {
+  return checkProperty('POST /graphql', graphqlRequests(target), graphqlExamples(), target, settings);
+}

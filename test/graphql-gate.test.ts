@@ -1,4 +1,6 @@
 import { request as httpRequest } from 'node:http';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
+import { inRequestScope } from '../src/http/request-scope.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGate } from '../src/http/gate.js';
 import { BoundedCache } from '../src/http/bounded-cache.js';
@@ -128,5 +130,29 @@ describe('BoundedCache', () => {
     for (let i = 10; i < 25; i += 1) small.set(String(i), i); // 2 characters each: 10 fit in 20
     expect(small.size).toBe(10);
     expect([small.get('14'), small.get('15')]).toEqual([undefined, 15]);
+  });
+});
+
+describe('errors masked inside Yoga', () => {
+  it('are logged with the request id, as one line with no stack trace', async () => {
+    const failing = new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: { boom: { type: GraphQLString, resolve: () => Promise.reject(new Error('secret internals')) } } }),
+    });
+    const graphql = createGraphQL(failing, createGate(app.database, 0));
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    let res: Response;
+    try {
+      const request = new Request('http://localhost/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': api.key }, body: JSON.stringify({ query: '{ boom }' }) });
+      res = await inRequestScope('req-masked-42', () => graphql.handle(request, 'req-masked-42'));
+    } finally {
+      process.stderr.write = write;
+    }
+    expect((await res.json()).errors[0]).toMatchObject({ message: 'Server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    const logged = lines.map((line) => JSON.parse(line));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 'error', request_id: 'req-masked-42', where: 'boom' });
+    expect(lines.join('')).not.toMatch(/\n\s+at /);
   });
 });

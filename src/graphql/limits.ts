@@ -6,6 +6,8 @@ import {
   type GraphQLNamedType,
   GraphQLError,
   Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
   type SelectionSetNode,
   type ValidationContext,
   getNamedType,
@@ -25,7 +27,7 @@ import { MAX_PER_PAGE, RELATION_PAGE_SIZE } from './pagination.js';
  * `perPage`, a relation list by its own). A size given by a variable counts as the
  * largest it may be, since validation runs before variables are known.
  */
-export const LIMITS = { depth: 10, aliases: 30, fields: 1000, objects: 10_000 };
+export const LIMITS = { depth: 10, aliases: 30, fields: 1000, objects: 10_000, introspectionLists: 3 };
 
 const TOP_LEVEL_PAGE_SIZE = 15;
 
@@ -49,33 +51,45 @@ export function limitsRule(context: ValidationContext): ASTVisitor {
       let fields = 0;
       let objects = 0;
       let depth = 0;
+      let introspectionLists = 0;
       /**
        * `times`: how many times this selection set resolves; `pageSize`: the size of a
-       * page's `data` when the set belongs to a `…Page` object.
+       * page's `data` when the set belongs to a `…Page` object; `lists`: inside
+       * `__schema`/`__type`, how many lists enclose the set. Introspection answers from
+       * the schema, not the database, so it has its own bound instead of depth and
+       * objects (the standard query nests 3 lists: types, fields, args), which is what
+       * keeps `fields { type { fields { ... } } }` from multiplying without end.
        */
-      const walk = (set: SelectionSetNode, type: GraphQLNamedType | undefined, level: number, times: number, pageSize: number, spreading: Set<string>) => {
+      const walk = (set: SelectionSetNode, type: GraphQLNamedType | undefined, level: number, times: number, pageSize: number, spreading: Set<string>, lists?: number) => {
         for (const s of set.selections) {
           if (fields > LIMITS.fields) return; // enough to refuse; stop the work
           if (s.kind === Kind.FIELD) {
             fields += 1;
             if (s.alias) aliases += 1;
-            depth = Math.max(depth, level);
-            const field: GraphQLField<unknown, unknown> | undefined = type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[s.name.value] : undefined;
+            const meta = s.name.value === '__schema' ? SchemaMetaFieldDef : s.name.value === '__type' ? TypeMetaFieldDef : undefined;
+            const field: GraphQLField<unknown, unknown> | undefined = meta ?? (type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[s.name.value] : undefined);
+            if (lists === undefined && !meta) depth = Math.max(depth, level);
             if (!field || !s.selectionSet) continue; // unknown fields are another rule's; leaves cost nothing extra
+            if (lists !== undefined || meta) {
+              const nested = (lists ?? 0) + (isListType(getNullableType(field.type)) ? 1 : 0);
+              introspectionLists = Math.max(introspectionLists, nested);
+              walk(s.selectionSet, getNamedType(field.type), level + 1, times, pageSize, spreading, nested);
+              continue;
+            }
             let count = times;
             if (isListType(getNullableType(field.type))) count *= s.name.value === 'data' && type!.name.endsWith('Page') ? pageSize : listSize(s, RELATION_PAGE_SIZE);
             const named = getNamedType(field.type);
             if (isCompositeType(named)) objects += count;
             const nextPageSize = named.name.endsWith('Page') ? listSize(s, TOP_LEVEL_PAGE_SIZE) : pageSize;
-            walk(s.selectionSet, named, level + 1, count, nextPageSize, spreading);
+            walk(s.selectionSet, named, level + 1, count, nextPageSize, spreading, lists);
           } else if (s.kind === Kind.INLINE_FRAGMENT) {
             const narrowed = s.typeCondition ? schema.getType(s.typeCondition.name.value) : type;
-            walk(s.selectionSet, narrowed ?? undefined, level, times, pageSize, spreading);
+            walk(s.selectionSet, narrowed ?? undefined, level, times, pageSize, spreading, lists);
           } else {
             const fragment = fragments.get(s.name.value);
             // Cycles are another rule's to report; here they just stop.
             if (fragment && !spreading.has(s.name.value)) {
-              walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined, level, times, pageSize, new Set(spreading).add(s.name.value));
+              walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined, level, times, pageSize, new Set(spreading).add(s.name.value), lists);
             }
           }
         }
@@ -91,7 +105,9 @@ export function limitsRule(context: ValidationContext): ASTVisitor {
               ? `Query is too costly: at most ${LIMITS.fields} fields.`
               : objects > LIMITS.objects
                 ? `Query can return too many objects: at most ${LIMITS.objects} (lists count at their perPage, ${RELATION_PAGE_SIZE} for a relation unless set otherwise).`
-                : undefined;
+                : introspectionLists > LIMITS.introspectionLists
+                  ? `Introspection nests too many lists: at most ${LIMITS.introspectionLists}.`
+                  : undefined;
       if (problem) context.reportError(new GraphQLError(problem, { nodes: [operation], extensions: { code: ErrorCode.LimitExceeded } }));
     },
   };

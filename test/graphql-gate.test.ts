@@ -56,10 +56,13 @@ describe('/graphql checks the key first', () => {
     expect(graphql.documentCache.size).toBe(5);
   });
 
-  it('still serves the GraphiQL page without a key', async () => {
+  it('still serves the GraphiQL page without a key: self-contained (no CDN), with the key header ready to fill', async () => {
     const res = await fetch(`${app.url}/graphql`, { headers: { Accept: 'text/html' } });
     expect(res.status).toBe(200);
-    expect(await res.text()).toMatch(/<html/i);
+    const html = await res.text();
+    expect(html).toMatch(/<html/i);
+    expect(html).not.toMatch(/unpkg\.com|jsdelivr|cdnjs|<script[^>]*\ssrc=["']https?:|<link[^>]*\shref=["']https?:/);
+    expect(html).toContain('X-Api-Key');
   });
 
   it('answers 429 with one Retry-After', async () => {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
 import type { Gate } from '../http/gate.js';
@@ -66,7 +67,14 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: 'Salesgraph GraphQL' },
+    // GraphiQL from our own dependency (no CDN: it works offline), with the key's header
+    // ready in the headers editor: paste a key and run.
+    renderGraphiQL,
+    graphiql: {
+      title: 'Salesgraph GraphQL',
+      headers: JSON.stringify({ 'X-Api-Key': 'paste your sg_... key here' }, null, 2),
+      defaultQuery: '# Put your API key in the Headers tab below, then run:\n{\n  contacts(perPage: 5) {\n    total\n    data { id email }\n  }\n}\n',
+    },
     batching: { limit: 10 },
     parserAndValidationCache: { documentCache, errorCache },
     plugins: [limits],

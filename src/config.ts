@@ -16,6 +16,8 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(1).default(10),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
   KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(1).default(5),
+  // One access-log line per request on stdout.
+  LOG_REQUESTS: flag.default(true),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

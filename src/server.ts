@@ -6,8 +6,8 @@ import { schema } from './graphql/schema.js';
 import { restRoutes } from './modules/index.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createGate } from './http/gate.js';
-import { inRequestScope } from './http/request-scope.js';
-import { errorBody, json, logError } from './http/responses.js';
+import { currentRequestFacts, inRequestScope } from './http/request-scope.js';
+import { errorBody, json, logError, logRequest } from './http/responses.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
 
@@ -27,7 +27,7 @@ async function health(database: Database): Promise<Response> {
 }
 
 /** One handler for everything: /healthz, /graphql and /api/v1. */
-export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'>) {
+export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'LOG_REQUESTS'>>) {
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
@@ -38,6 +38,7 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
   });
 
   async function serve(request: Request, requestId: string): Promise<Response> {
+    const started = performance.now();
     let response: Response;
     try {
       const path = new URL(request.url).pathname;
@@ -54,6 +55,12 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.
     if (request.body && !request.bodyUsed) response.headers.set('Connection', 'close');
+    if (config.LOG_REQUESTS ?? true) {
+      const facts = currentRequestFacts();
+      const path = new URL(request.url).pathname;
+      const route = facts?.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
+      logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts?.workspaceId });
+    }
     return response;
   }
 }

@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import { RateLimiter } from './rate-limit.js';
+import { noteRequest } from './request-scope.js';
 
 export type Admission =
   | { ok: true; context: Context; headers: Record<string, string> }
@@ -39,6 +40,7 @@ export function createGate(database: Database, rateLimitPerMinute: number) {
         return { ok: false, status: 429, message: 'Too Many Attempts.', headers };
       }
     }
+    noteRequest({ workspaceId: caller.workspace.id });
     return {
       ok: true,
       headers,

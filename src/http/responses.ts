@@ -76,3 +76,22 @@ export function logError(requestId: string, error: unknown, where: string): void
     })}\n`,
   );
 }
+
+/**
+ * The access log: one JSON line per request on stdout (method, route template, status,
+ * duration, request id, workspace); never a key, a query string or a body.
+ */
+export function logRequest(line: { requestId: string; method: string; route: string; status: number; durationMs: number; workspaceId?: string }): void {
+  process.stdout.write(
+    `${JSON.stringify({
+      level: 'info',
+      time: new Date().toISOString(),
+      request_id: line.requestId,
+      method: line.method,
+      route: line.route,
+      status: line.status,
+      duration_ms: Math.round(line.durationMs * 10) / 10,
+      workspace_id: line.workspaceId,
+    })}\n`,
+  );
+}

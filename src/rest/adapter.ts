@@ -4,6 +4,7 @@ import { ErrorCode, codeOf, contractError, invalid, noFieldErrors } from '../gra
 import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
 import { jsonValueErrors } from '../validation/json-values.js';
+import { noteRequest } from '../http/request-scope.js';
 import { coerceVariables } from './coerce.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
@@ -78,6 +79,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       return json(405, errorBody('Method not allowed.'), { ...base, Allow: allow });
     }
 
+    noteRequest({ route: `${found.route.method} ${prefix}${found.route.path}` });
     const admission = await gate(request, requestId);
     const headers = { ...base, ...admission.headers };
     if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);

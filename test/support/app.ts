@@ -19,7 +19,7 @@ export interface TestApp {
 export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
   const database = await openDatabase(target);
-  const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, ...options.server });
+  const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_REQUESTS: false, ...options.server });
   return {
     url: running.url,
     database,

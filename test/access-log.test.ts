@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
+
+let app: TestApp;
+let api: Client;
+beforeAll(async () => {
+  app = await startApp({ server: { LOG_REQUESTS: true } });
+  api = await newClient(app);
+});
+afterAll(() => app.close());
+
+/** The access-log lines written while `fn` runs. */
+async function logged(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => (String(chunk).includes('"duration_ms"') ? lines.push(String(chunk)) : write(chunk), true)) as typeof process.stdout.write;
+  try {
+    await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+  return lines.map((line) => JSON.parse(line));
+}
+
+describe('the access log', () => {
+  it('writes one line per request: method, route template, status, duration, request id, workspace; never the key or the query', async () => {
+    const created = (await api.post('/users', { name: 'Log', email: 'log@example.com' })).body;
+    const lines = await logged(async () => {
+      await api.request('GET', `/users/${created.id}?x=secret-term`, { headers: { 'X-Request-Id': 'req-log-1' } });
+      await api.graphql('{ users { total } }');
+      await send(`${app.url}/api/v1/users`, 'GET');
+      await send(`${app.url}/nowhere`, 'GET');
+    });
+    expect(lines.map(({ time, duration_ms, request_id, ...rest }) => rest)).toEqual([
+      { level: 'info', method: 'GET', route: 'GET /api/v1/users/{id}', status: 200, workspace_id: api.workspaceId },
+      { level: 'info', method: 'POST', route: 'POST /graphql', status: 200, workspace_id: api.workspaceId },
+      { level: 'info', method: 'GET', route: 'GET /api/v1/users', status: 401 },
+      { level: 'info', method: 'GET', route: 'unmatched', status: 404 },
+    ]);
+    expect(lines[0]!.request_id).toBe('req-log-1');
+    for (const line of lines) {
+      expect(typeof line.duration_ms).toBe('number');
+      expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    }
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain(api.key);
+    expect(text).not.toContain('secret-term');
+    expect(text).not.toContain(created.id);
+  });
+});

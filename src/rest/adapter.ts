@@ -1,6 +1,6 @@
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import { ErrorCode, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
+import { ErrorCode, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
 import { jsonValueErrors } from '../validation/json-values.js';
@@ -83,6 +83,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const admission = await gate(request, requestId);
     const headers = { ...base, ...admission.headers };
     if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);
+    const refuse = (errors: FieldErrors) => respond(unprocessable(invalid(errors)), headers);
 
     const { route, params } = found;
     const raw: Record<string, unknown> = { ...params };
@@ -90,11 +91,11 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       const body = await readJsonBody(request);
       if (!body.ok) return json(body.status, errorBody(body.message), headers);
       if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
-        return json(422, { message: 'The given data was invalid.', errors: { body: ['The body must be a JSON object.'] } }, headers);
+        return refuse({ body: ['The body must be a JSON object.'] });
       }
       // NUL characters and over-deep nesting are refused before any code walks the body.
       const unreadable = jsonValueErrors(body.value);
-      if (Object.keys(unreadable).length > 0) return json(422, { message: 'The given data was invalid.', errors: unreadable }, headers);
+      if (Object.keys(unreadable).length > 0) return refuse(unreadable);
       raw.input = body.value;
     }
     const run = () => runRoute(route, raw, url.searchParams, admission.context, requestId);
@@ -102,13 +103,13 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
     if (key === null) return respond(await run(), headers);
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-      return json(422, { message: 'The given data was invalid.', errors: { idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] } }, headers);
+      return refuse({ idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] });
     }
     const { workspace, db } = admission.context;
     const result = await idempotent(db, workspace.id, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, raw.input) }, run);
     if ('conflict' in result) {
       return result.conflict === 'mismatch'
-        ? json(422, { message: 'The given data was invalid.', errors: { idempotency_key: ['The Idempotency-Key was already used with another request.'] } }, headers)
+        ? refuse({ idempotency_key: ['The Idempotency-Key was already used with another request.'] })
         : json(409, errorBody('A request with this Idempotency-Key is still in progress; retry later.'), { ...headers, 'Retry-After': '1' });
     }
     return respond(result, result.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);

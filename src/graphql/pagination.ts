@@ -69,10 +69,8 @@ export async function paginate<T = any>(
 /** Relation lists (`company.contacts`, `transaction.events`...) read at most 100 per page, and 25 unless asked otherwise. */
 export const RELATION_PAGE_SIZE = 25;
 
-const RelationPageArgs = z.object({
-  page: z.number().int().min(1).default(1),
-  perPage: z.number().int().min(1).max(MAX_PER_PAGE).default(RELATION_PAGE_SIZE),
-});
+// The top-level rules, with the relation's own default page size.
+const RelationPageArgs = z.object({ ...pageRules, perPage: pageRules.perPage.removeDefault().default(RELATION_PAGE_SIZE) });
 
 /**
  * A list relation's `page`/`perPage` arguments and the Prisma query they make, for

@@ -9,3 +9,6 @@ export const isForeignKeyViolation = (error: unknown): boolean => hasCode(error,
 
 /** P2025: the row an update, delete or connect needed does not exist (any more). */
 export const isRecordGone = (error: unknown): boolean => hasCode(error, 'P2025');
+
+/** P2034: PostgreSQL reported a serialization failure or a deadlock; the transaction was rolled back and may run again. */
+export const isWriteConflict = (error: unknown): boolean => hasCode(error, 'P2034');

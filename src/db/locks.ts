@@ -1,3 +1,4 @@
+import { isWriteConflict } from './errors.js';
 import type { ScopedDb } from './tenancy.js';
 
 /** The client inside `db.$transaction(async (tx) => ...)`: still scoped to the caller's workspace. */
@@ -26,8 +27,6 @@ export async function lockRow(tx: Tx, model: Lockable, id: string): Promise<void
 const QUEUE = { maxWait: 15_000, timeout: 15_000 };
 const ATTEMPTS = 3;
 
-/** P2034: PostgreSQL reported a serialization failure or a deadlock; the transaction was rolled back and may be run again. */
-const isWriteConflict = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2034';
 
 /**
  * Runs a read-modify-write as one interactive transaction: `work` locks what it

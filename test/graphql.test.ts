@@ -74,11 +74,35 @@ describe('GraphQL over the CRM core', () => {
       code: 'BAD_USER_INPUT',
       errors: { email: ['The email field must be a valid email address.'], 'properties.ghost': ['The properties.ghost field is not an active contact property.'] },
     });
-    const upsert = 'mutation($i: ContactInput!) { upsertContact(input: $i) { created contact { id firstName email } } }';
+    const upsert = 'mutation($i: CreateContactInput!) { upsertContact(input: $i) { created contact { id firstName email } } }';
     const first = await gql.graphql(upsert, { i: { firstName: 'Ann', email: 'ANN@example.com' } });
     expect(first.body.data.upsertContact).toMatchObject({ created: true, contact: { firstName: 'Ann', email: 'ann@example.com' } });
     const second = await gql.graphql(upsert, { i: { firstName: 'Anna', email: 'ann@example.com' } });
     expect(second.body.data.upsertContact).toEqual({ created: false, contact: { ...first.body.data.upsertContact.contact, firstName: 'Anna' } });
+  });
+
+  it('types creates and updates apart: a create marks its required fields non-null, an update none', async () => {
+    const gql = await newClient(app);
+    const fields = async (type: string) => {
+      const res = await gql.graphql('query($t: String!) { __type(name: $t) { inputFields { name type { kind } } } }', { t: type });
+      return Object.fromEntries(res.body.data.__type.inputFields.map((f: { name: string; type: { kind: string } }) => [f.name, f.type.kind === 'NON_NULL']));
+    };
+    expect(await fields('CreateContactInput')).toEqual({ firstName: true, lastName: false, email: true, notes: false, companyIds: false, properties: false });
+    expect(Object.values(await fields('UpdateContactInput')).some(Boolean)).toBe(false);
+    // An update type has only the fields an update may change.
+    expect(Object.keys(await fields('UpdatePropertyDefinitionInput')).sort()).toEqual(['isActive', 'label', 'options', 'type']);
+
+    const missing = await gql.graphql('mutation { createContact(input: { email: "m@example.com" }) { id } }');
+    expect(missing.body.errors).toEqual([
+      expect.objectContaining({ message: 'Field "CreateContactInput.firstName" of required type "String!" was not provided.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+    ]);
+    // REST runs the same mutation, yet still reports a missing field together with every other problem.
+    const rest = await gql.post('/contacts', { email: 'nope', last_name: 7 });
+    expect([rest.status, rest.body.errors]).toEqual([
+      422,
+      { first_name: ['The first name field is required.'], last_name: ['The last name field must be a string.'], email: ['The email field must be a valid email address.'] },
+    ]);
+    expect((await gql.get('/contacts')).body.total).toBe(0);
   });
 
   it('navigates pipelines, stages and deals both ways and keeps workspaces apart', async () => {
@@ -88,7 +112,7 @@ describe('GraphQL over the CRM core', () => {
     const p = pipeline.body.data.createPipeline;
     expect(p).toMatchObject({ isDefault: true, stages: [{ name: 'A', probability: 0 }, { name: 'B', probability: 50 }] });
     const user = (await gql.graphql('mutation { createUser(input: { name: "O", email: "o@example.com" }) { id } }')).body.data.createUser;
-    const deal = await gql.graphql('mutation($i: DealInput!) { createDeal(input: $i) { id currency stage { name pipeline { id } deals { name } } user { deals { name } } } }', {
+    const deal = await gql.graphql('mutation($i: CreateDealInput!) { createDeal(input: $i) { id currency stage { name pipeline { id } deals { name } } user { deals { name } } } }', {
       i: { name: 'D', dealStageExternalId: p.stages[1].externalId, userId: user.id, estimatedValue: 10.5 },
     });
     expect(deal.body.data.createDeal).toMatchObject({ currency: 'USD', stage: { name: 'B', pipeline: { id: p.id }, deals: [{ name: 'D' }] }, user: { deals: [{ name: 'D' }] } });

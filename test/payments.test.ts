@@ -493,12 +493,17 @@ describe('payments in GraphQL', () => {
     const appended = await api.graphql(append, { id, input: { type: 'payment.paid', status: 'paid', providerReference: 'evt', occurredAt: '2026-11-20T10:00:00Z' } });
     expect(appended.body.data.appendPaymentTransactionEvent).toEqual({ created: true, event: { status: 'paid', transaction: { status: 'paid' } } });
 
-    const bad = await api.graphql(append, { id, input: { status: 'paid' } });
+    // The schema marks the required fields: GraphQL's own type check refuses a missing one before any resolver runs.
+    const untyped = await api.graphql(append, { id, input: { status: 'paid' } });
+    expect(untyped.body.errors).toHaveLength(3);
+    expect(untyped.body.errors.map((e: { extensions: object }) => e.extensions)).toEqual(Array(3).fill({ code: 'BAD_USER_INPUT' }));
+    expect(untyped.body.errors[0].message).toMatch(/Field "occurredAt" of required type "DateTime!" was not provided/);
+    const bad = await api.graphql(append, { id, input: { type: ' ', status: 'paid', providerReference: '', occurredAt: '2026-11-20T10:00:00Z' } });
     expect(bad.body.errors[0].extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      errors: { type: ['The type field is required.'], provider_reference: ['The provider reference field is required.'], occurred_at: ['The occurred at field is required.'] },
+      errors: { type: ['The type field is required.'], provider_reference: ['The provider reference field is required.'] },
     });
-    const missing = await api.graphql(append, { id: '01JUNKJUNKJUNKJUNKJUNKJUNK', input: {} });
+    const missing = await api.graphql(append, { id: '01JUNKJUNKJUNKJUNKJUNKJUNK', input: { type: 't', status: 'paid', providerReference: 'evt', occurredAt: '2026-11-20T10:00:00Z' } });
     expect([missing.body.errors[0].message, missing.body.errors[0].extensions.code]).toEqual(['Payment transaction not found.', 'NOT_FOUND']);
 
     const activated = await api.graphql('mutation($id: ID!) { activatePaymentLink(id: $id) { isActive transactions { id events { status } } } }', { id: l.id });

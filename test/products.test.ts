@@ -146,7 +146,7 @@ describe('products', () => {
     const bad = await api.graphql('mutation { createProduct(input: { name: "", type: product, price: -2, currency: "USD", unit: "u" }) { id } }');
     expect(bad.status).toBe(200);
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: { name: ['The name field is required.'], price: ['The price field must be at least 0.'] } });
-    const ok = await api.graphql('mutation($i: ProductInput!) { createProduct(input: $i) { id name price taxRate isActive } }', { i: { ...valid, type: 'service', taxRate: 7 } });
+    const ok = await api.graphql('mutation($i: CreateProductInput!) { createProduct(input: $i) { id name price taxRate isActive } }', { i: { ...valid, type: 'service', taxRate: 7 } });
     expect(ok.body.data.createProduct).toMatchObject({ name: valid.name, price: 120.5, taxRate: 7, isActive: true });
     const missing = await api.graphql('query { product(id: "nope") { id } }');
     expect(missing.body.errors[0]).toMatchObject({ message: 'Product not found.', extensions: { code: 'NOT_FOUND' } });

@@ -234,7 +234,7 @@ describe('tasks', () => {
     const bad = await api.graphql('mutation { createTask(input: { title: " ", ownerIds: ["nope"] }) { id } }');
     expect(bad.status).toBe(200);
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: { title: ['The title field is required.'], owner_ids: ['The selected owner ids is invalid.'] } });
-    const ok = await api.graphql('mutation($i: TaskInput!) { createTask(input: $i) { id title priority isDone dueDate position } }', { i: { title: 'G', priority: 'high', dueDate: '2026-12-31' } });
+    const ok = await api.graphql('mutation($i: CreateTaskInput!) { createTask(input: $i) { id title priority isDone dueDate position } }', { i: { title: 'G', priority: 'high', dueDate: '2026-12-31' } });
     expect(ok.body.data.createTask).toMatchObject({ title: 'G', priority: 'high', isDone: false, dueDate: '2026-12-31', position: 1 });
     const list = await api.graphql('{ tasks(filter: { isDone: false }) { total data { title } } }');
     expect(list.body.data.tasks).toEqual({ total: 1, data: [{ title: 'G' }] });

@@ -32,6 +32,29 @@ function fromQueryText(scalar: string, value: string): unknown {
 }
 
 /**
+ * A value GraphQL accepts for a required field the request left out or got wrong. It
+ * only lets the operation run, so validation reports every problem at once; the type
+ * error recorded for the field makes parseInput refuse the input, so it is never stored.
+ */
+function standIn(type: GraphQLInputType): unknown {
+  if (isNonNullType(type)) return standIn(type.ofType);
+  if (isListType(type)) return [];
+  if (isEnumType(type)) return type.getValues()[0]!.name;
+  if (isInputObjectType(type)) {
+    return Object.fromEntries(Object.values(type.getFields()).flatMap((f) => (isNonNullType(f.type) ? [[f.name, standIn(f.type)]] : [])));
+  }
+  for (const candidate of ['', 0, false, '1970-01-01T00:00:00.000Z', '1970-01-01', {}]) {
+    try {
+      type.parseValue(candidate);
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error(`No stand-in value for the scalar ${type.name}.`);
+}
+
+/**
  * Turns a REST request's values into an operation's variables, guided by the
  * variables' GraphQL types: snake_case keys become the input fields, and every wrong
  * JSON type is recorded under its snake_case path and left out, so validation can
@@ -77,9 +100,10 @@ export function coerceVariables(
       for (const f of Object.values(fields)) {
         const key = snakeCase(f.name);
         known.add(key);
-        if (!(key in given)) continue;
-        const r = walk(f.type, given[key], [...path, key], fromQuery);
-        if (r.ok) out[f.name] = r.value;
+        const r = key in given ? walk(f.type, given[key], [...path, key], fromQuery) : { ok: !isNonNullType(f.type) };
+        if (!(key in given) && !r.ok) fail([...path, key], Messages.required([...path, key].join('.')));
+        if (r.ok && key in given) out[f.name] = r.value;
+        else if (!r.ok && isNonNullType(f.type)) out[f.name] = standIn(f.type);
       }
       if (fromQuery) for (const key of Object.keys(given)) if (!known.has(key)) fail([...path, key], `The ${key} parameter is not supported.`);
       return { ok: true, value: out };

@@ -11,7 +11,7 @@ export const companyRoutes = routes(
     } ${COMPANY}`,
   },
   { method: 'GET', path: '/companies/{id}', document: `query ($id: ID!) { company(id: $id) { ...CompanyFields } } ${COMPANY}` },
-  { method: 'POST', path: '/companies', document: `mutation ($input: CompanyInput!) { createCompany(input: $input) { ...CompanyFields } } ${COMPANY}` },
-  { method: 'PUT', path: '/companies/{id}', document: `mutation ($id: ID!, $input: CompanyInput!) { updateCompany(id: $id, input: $input) { ...CompanyFields } } ${COMPANY}` },
+  { method: 'POST', path: '/companies', document: `mutation ($input: CreateCompanyInput!) { createCompany(input: $input) { ...CompanyFields } } ${COMPANY}` },
+  { method: 'PUT', path: '/companies/{id}', document: `mutation ($id: ID!, $input: UpdateCompanyInput!) { updateCompany(id: $id, input: $input) { ...CompanyFields } } ${COMPANY}` },
   { method: 'DELETE', path: '/companies/{id}', document: 'mutation ($id: ID!) { deleteCompany(id: $id) }' },
 );

@@ -1,6 +1,7 @@
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
@@ -22,14 +23,12 @@ export const Company = builder.prismaObject('Company', {
 
 const CompanyPage = pageType('Company', Company);
 
-const CompanyInput = builder.inputType('CompanyInput', {
-  fields: (t) => ({
-    name: t.string(),
-    domain: t.string(),
-    notes: t.string(),
-    contactIds: t.idList({ description: 'Replaces the whole set of contacts when present.' }),
-  }),
-});
+const CompanyInputs = createAndUpdateInputs('Company', { create: CreateCompanyInput, update: UpdateCompanyInput }, (t) => ({
+  name: t.string(),
+  domain: t.string(),
+  notes: t.string(),
+  contactIds: t.idList({ description: 'Replaces the whole set of contacts when present.' }),
+}));
 
 const CompanyFilter = builder.inputType('CompanyFilter', {
   fields: (t) => ({ domain: t.string({ description: 'Exact domain.' }) }),
@@ -54,7 +53,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createCompany: t.prismaField({
     type: Company,
-    args: { input: t.arg({ type: CompanyInput, required: true }) },
+    args: { input: t.arg({ type: CompanyInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
       return ctx.db.company.create({
@@ -65,7 +64,7 @@ builder.mutationFields((t) => ({
   }),
   updateCompany: t.prismaField({
     type: Company,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: CompanyInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: CompanyInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.company.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Company');
       const { contactIds, ...data } = parseInput(UpdateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));

@@ -14,12 +14,12 @@ export const contactRoutes = routes(
   {
     method: 'PUT',
     path: '/contacts/upsert',
-    document: `mutation ($input: ContactInput!) { upsertContact(input: $input) { created contact { ...ContactFields } } } ${CONTACT}`,
+    document: `mutation ($input: CreateContactInput!) { upsertContact(input: $input) { created contact { ...ContactFields } } } ${CONTACT}`,
     status: (data: { upsertContact: { created: boolean } }) => (data.upsertContact.created ? 201 : 200),
     unwrap: (data: { upsertContact: { contact: unknown } }) => data.upsertContact.contact,
   },
   { method: 'GET', path: '/contacts/{id}', document: `query ($id: ID!) { contact(id: $id) { ...ContactFields } } ${CONTACT}` },
-  { method: 'POST', path: '/contacts', document: `mutation ($input: ContactInput!) { createContact(input: $input) { ...ContactFields } } ${CONTACT}` },
-  { method: 'PUT', path: '/contacts/{id}', document: `mutation ($id: ID!, $input: ContactInput!) { updateContact(id: $id, input: $input) { ...ContactFields } } ${CONTACT}` },
+  { method: 'POST', path: '/contacts', document: `mutation ($input: CreateContactInput!) { createContact(input: $input) { ...ContactFields } } ${CONTACT}` },
+  { method: 'PUT', path: '/contacts/{id}', document: `mutation ($id: ID!, $input: UpdateContactInput!) { updateContact(id: $id, input: $input) { ...ContactFields } } ${CONTACT}` },
   { method: 'DELETE', path: '/contacts/{id}', document: 'mutation ($id: ID!) { deleteContact(id: $id) }' },
 );

@@ -4,6 +4,7 @@ import { atomically, lockRow } from '../../db/locks.js';
 import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField } from '../../graphql/errors.js';
@@ -31,16 +32,14 @@ export const Contact = builder.prismaObject('Contact', {
 
 const ContactPage = pageType('Contact', Contact);
 
-export const ContactInput = builder.inputType('ContactInput', {
-  fields: (t) => ({
-    firstName: t.string(),
-    lastName: t.string(),
-    email: t.string(),
-    notes: t.string(),
-    companyIds: t.idList({ description: 'Replaces the whole set of companies when present.' }),
-    properties: t.field({ type: 'JSON', description: 'Merged into the stored map; a key sent as null is removed.' }),
-  }),
-});
+const ContactInputs = createAndUpdateInputs('Contact', { create: CreateContactInput, update: UpdateContactInput }, (t) => ({
+  firstName: t.string(),
+  lastName: t.string(),
+  email: t.string(),
+  notes: t.string(),
+  companyIds: t.idList({ description: 'Replaces the whole set of companies when present.' }),
+  properties: t.field({ type: 'JSON', description: 'Merged into the stored map; a key sent as null is removed.' }),
+}));
 
 const ContactFilter = builder.inputType('ContactFilter', {
   fields: (t) => ({
@@ -58,7 +57,7 @@ const UpsertContactPayload = builder.objectRef<{ created: boolean; contact: type
 
 const emailTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('email', Messages.taken('email')) : error);
 
-type ContactInputShape = typeof ContactInput.$inferInput;
+type ContactInputShape = typeof ContactInputs.update.$inferInput;
 
 /** Parses a contact input against its rules and the database (company ids, property keys and values). */
 async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S): Promise<z.output<S>> {
@@ -131,13 +130,13 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createContact: t.prismaField({
     type: Contact,
-    args: { input: t.arg({ type: ContactInput, required: true }) },
+    args: { input: t.arg({ type: ContactInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) =>
       insertContact(ctx, await validContact(ctx, input, CreateContactInput), query).catch((e) => Promise.reject(emailTaken(e))),
   }),
   updateContact: t.prismaField({
     type: Contact,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.contact.findUnique({ where: { id }, select: { id: true } }), 'Contact');
       const valid = await validContact(ctx, input, UpdateContactInput);
@@ -147,7 +146,7 @@ builder.mutationFields((t) => ({
   upsertContact: t.field({
     type: UpsertContactPayload,
     description: 'Finds the contact by e-mail (case-insensitive): updates it, or creates it. Safe under concurrency: one e-mail, one contact.',
-    args: { input: t.arg({ type: ContactInput, required: true }) },
+    args: { input: t.arg({ type: ContactInputs.create, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const valid = await validContact(ctx, input, UpsertContactInput);
       const found = await byEmail(ctx, valid.email);

@@ -16,7 +16,7 @@ export const dealRoutes = routes(
     } ${DEAL}`,
   },
   { method: 'GET', path: '/deals/{id}', document: `query ($id: ID!) { deal(id: $id) { ...DealFields } } ${DEAL}` },
-  { method: 'POST', path: '/deals', document: `mutation ($input: DealInput!) { createDeal(input: $input) { ...DealFields } } ${DEAL}` },
-  { method: 'PUT', path: '/deals/{id}', document: `mutation ($id: ID!, $input: DealInput!) { updateDeal(id: $id, input: $input) { ...DealFields } } ${DEAL}` },
+  { method: 'POST', path: '/deals', document: `mutation ($input: CreateDealInput!) { createDeal(input: $input) { ...DealFields } } ${DEAL}` },
+  { method: 'PUT', path: '/deals/{id}', document: `mutation ($id: ID!, $input: UpdateDealInput!) { updateDeal(id: $id, input: $input) { ...DealFields } } ${DEAL}` },
   { method: 'DELETE', path: '/deals/{id}', document: 'mutation ($id: ID!) { deleteDeal(id: $id) }' },
 );

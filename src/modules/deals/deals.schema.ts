@@ -1,6 +1,7 @@
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
@@ -33,24 +34,22 @@ export const Deal = builder.prismaObject('Deal', {
 
 const DealPage = pageType('Deal', Deal);
 
-const DealInput = builder.inputType('DealInput', {
-  fields: (t) => ({
-    name: t.string(),
-    estimatedValue: t.field({ type: 'Decimal' }),
-    expectedCloseDate: t.field({ type: 'Date' }),
-    dealStageExternalId: t.id({ description: "The stage's external id." }),
-    userId: t.id({ description: 'The owner.' }),
-    contactIds: t.idList({ description: 'Replaces the whole set when present.' }),
-    productIds: t.idList({ description: 'Replaces the whole set when present.' }),
-    properties: t.field({ type: 'JSON', description: 'Merged into the stored map; a key sent as null is removed.' }),
-  }),
-});
+const DealInputs = createAndUpdateInputs('Deal', { create: CreateDealInput, update: UpdateDealInput }, (t) => ({
+  name: t.string(),
+  estimatedValue: t.field({ type: 'Decimal' }),
+  expectedCloseDate: t.field({ type: 'Date' }),
+  dealStageExternalId: t.id({ description: "The stage's external id." }),
+  userId: t.id({ description: 'The owner.' }),
+  contactIds: t.idList({ description: 'Replaces the whole set when present.' }),
+  productIds: t.idList({ description: 'Replaces the whole set when present.' }),
+  properties: t.field({ type: 'JSON', description: 'Merged into the stored map; a key sent as null is removed.' }),
+}));
 
 const DealFilter = builder.inputType('DealFilter', {
   fields: (t) => ({ pipelineId: t.id(), dealStageExternalId: t.id() }),
 });
 
-type DealInputShape = typeof DealInput.$inferInput;
+type DealInputShape = typeof DealInputs.update.$inferInput;
 
 /** Database checks for a deal input; the stage id they find is what gets stored. */
 async function checks(ctx: Context, input: DealInputShape): Promise<{ errors: FieldErrors[]; stageId?: string }> {
@@ -89,7 +88,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createDeal: t.prismaField({
     type: Deal,
-    args: { input: t.arg({ type: DealInput, required: true }) },
+    args: { input: t.arg({ type: DealInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const found = await checks(ctx, input);
       const { dealStageExternalId: _stage, contactIds, productIds, properties, ...data } = parseInput(CreateDealInput, input, ctx, ...found.errors);
@@ -109,7 +108,7 @@ builder.mutationFields((t) => ({
   }),
   updateDeal: t.prismaField({
     type: Deal,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.deal.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Deal');
       const found = await checks(ctx, input);

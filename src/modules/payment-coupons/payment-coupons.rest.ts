@@ -13,7 +13,7 @@ export const paymentCouponRoutes = routes(
     } ${COUPON}`,
   },
   { method: 'GET', path: '/payment-coupons/{id}', document: `query ($id: ID!) { paymentCoupon(id: $id) { ...PaymentCouponFields } } ${COUPON}` },
-  { method: 'POST', path: '/payment-coupons', document: `mutation ($input: PaymentCouponInput!) { createPaymentCoupon(input: $input) { ...PaymentCouponFields } } ${COUPON}` },
-  { method: 'PUT', path: '/payment-coupons/{id}', document: `mutation ($id: ID!, $input: PaymentCouponInput!) { updatePaymentCoupon(id: $id, input: $input) { ...PaymentCouponFields } } ${COUPON}` },
+  { method: 'POST', path: '/payment-coupons', document: `mutation ($input: CreatePaymentCouponInput!) { createPaymentCoupon(input: $input) { ...PaymentCouponFields } } ${COUPON}` },
+  { method: 'PUT', path: '/payment-coupons/{id}', document: `mutation ($id: ID!, $input: UpdatePaymentCouponInput!) { updatePaymentCoupon(id: $id, input: $input) { ...PaymentCouponFields } } ${COUPON}` },
   { method: 'DELETE', path: '/payment-coupons/{id}', document: 'mutation ($id: ID!) { deletePaymentCoupon(id: $id) }' },
 );

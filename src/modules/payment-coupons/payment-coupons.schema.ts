@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { invalid, invalidField } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
@@ -33,17 +34,15 @@ export const PaymentCoupon = builder.prismaObject('PaymentCoupon', {
 
 const PaymentCouponPage = pageType('PaymentCoupon', PaymentCoupon);
 
-const PaymentCouponInput = builder.inputType('PaymentCouponInput', {
-  fields: (t) => ({
-    code: t.string({ description: '1..64 of A-Z a-z 0-9 _ -; unique per workspace, ignoring case.' }),
-    type: t.field({ type: CouponTypeEnum }),
-    value: t.field({ type: 'Decimal' }),
-    maxRedemptions: t.int({ description: 'Never below timesRedeemed.' }),
-    isActive: t.boolean(),
-    expiresAt: t.field({ type: 'DateTime' }),
-    paymentLinkId: t.id({ description: 'The link the coupon applies to; another id moves it.' }),
-  }),
-});
+const PaymentCouponInputs = createAndUpdateInputs('PaymentCoupon', { create: CreatePaymentCouponInput, update: UpdatePaymentCouponInput }, (t) => ({
+  code: t.string({ description: '1..64 of A-Z a-z 0-9 _ -; unique per workspace, ignoring case.' }),
+  type: t.field({ type: CouponTypeEnum }),
+  value: t.field({ type: 'Decimal' }),
+  maxRedemptions: t.int({ description: 'Never below timesRedeemed.' }),
+  isActive: t.boolean(),
+  expiresAt: t.field({ type: 'DateTime' }),
+  paymentLinkId: t.id({ description: 'The link the coupon applies to; another id moves it.' }),
+}));
 
 const PaymentCouponFilter = builder.inputType('PaymentCouponFilter', {
   fields: (t) => ({ paymentLinkId: t.id() }),
@@ -72,7 +71,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPaymentCoupon: t.prismaField({
     type: PaymentCoupon,
-    args: { input: t.arg({ type: PaymentCouponInput, required: true }) },
+    args: { input: t.arg({ type: PaymentCouponInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(CreatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
       return ctx.db.paymentCoupon
@@ -83,7 +82,7 @@ builder.mutationFields((t) => ({
   updatePaymentCoupon: t.prismaField({
     type: PaymentCoupon,
     description: 'Requires code, type and value; other fields change only when sent.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentCouponInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentCouponInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.paymentCoupon.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
       const data = parseInput(UpdatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));

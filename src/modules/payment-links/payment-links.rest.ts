@@ -17,8 +17,8 @@ export const paymentLinkRoutes = routes(
     } ${LINK}`,
   },
   { method: 'GET', path: '/payment-links/{id}', document: `query ($id: ID!) { paymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}` },
-  { method: 'POST', path: '/payment-links', document: `mutation ($input: PaymentLinkInput!) { createPaymentLink(input: $input) { ...PaymentLinkFields } } ${LINK}` },
-  { method: 'PUT', path: '/payment-links/{id}', document: `mutation ($id: ID!, $input: PaymentLinkInput!) { updatePaymentLink(id: $id, input: $input) { ...PaymentLinkFields } } ${LINK}` },
+  { method: 'POST', path: '/payment-links', document: `mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { ...PaymentLinkFields } } ${LINK}` },
+  { method: 'PUT', path: '/payment-links/{id}', document: `mutation ($id: ID!, $input: UpdatePaymentLinkInput!) { updatePaymentLink(id: $id, input: $input) { ...PaymentLinkFields } } ${LINK}` },
   // Actions: POST, but they create nothing, so 200.
   { method: 'POST', path: '/payment-links/{id}/activate', document: `mutation ($id: ID!) { activatePaymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}`, status: 200 },
   { method: 'POST', path: '/payment-links/{id}/deactivate', document: `mutation ($id: ID!) { deactivatePaymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}`, status: 200 },

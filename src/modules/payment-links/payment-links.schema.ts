@@ -2,6 +2,7 @@ import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { searchText } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -41,28 +42,26 @@ export const PaymentLink = builder.prismaObject('PaymentLink', {
 
 const PaymentLinkPage = pageType('PaymentLink', PaymentLink);
 
-const PaymentLinkInput = builder.inputType('PaymentLinkInput', {
-  fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    amount: t.field({ type: 'Decimal' }),
-    currency: t.string({ description: "Default: the workspace's default currency." }),
-    maxInstallments: t.int(),
-    interestRate: t.field({ type: 'Decimal', description: 'A monthly percentage.' }),
-    isRecurring: t.boolean(),
-    intervalUnit: t.field({ type: IntervalUnitEnum }),
-    intervalCount: t.int(),
-    billingCycles: t.int(),
-    paymentProviderAccountId: t.id(),
-    productIds: t.idList({ description: 'Replaces the whole set when present.' }),
-  }),
-});
+const PaymentLinkInputs = createAndUpdateInputs('PaymentLink', { create: CreatePaymentLinkInput, update: UpdatePaymentLinkInput }, (t) => ({
+  name: t.string(),
+  description: t.string(),
+  amount: t.field({ type: 'Decimal' }),
+  currency: t.string({ description: "Default: the workspace's default currency." }),
+  maxInstallments: t.int(),
+  interestRate: t.field({ type: 'Decimal', description: 'A monthly percentage.' }),
+  isRecurring: t.boolean(),
+  intervalUnit: t.field({ type: IntervalUnitEnum }),
+  intervalCount: t.int(),
+  billingCycles: t.int(),
+  paymentProviderAccountId: t.id(),
+  productIds: t.idList({ description: 'Replaces the whole set when present.' }),
+}));
 
 const PaymentLinkFilter = builder.inputType('PaymentLinkFilter', {
   fields: (t) => ({ isActive: t.boolean(), paymentProviderAccountId: t.id() }),
 });
 
-type PaymentLinkInputShape = typeof PaymentLinkInput.$inferInput;
+type PaymentLinkInputShape = typeof PaymentLinkInputs.update.$inferInput;
 
 const databaseChecks = (ctx: Context, input: PaymentLinkInputShape) =>
   Promise.all([
@@ -101,7 +100,7 @@ builder.mutationFields((t) => ({
   createPaymentLink: t.prismaField({
     type: PaymentLink,
     description: 'Creates an inactive link with a fresh public token.',
-    args: { input: t.arg({ type: PaymentLinkInput, required: true }) },
+    args: { input: t.arg({ type: PaymentLinkInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { paymentProviderAccountId, productIds, ...data } = parseInput(CreatePaymentLinkInput, input, ctx, ...(await databaseChecks(ctx, input)));
       return ctx.db.paymentLink.create({
@@ -121,7 +120,7 @@ builder.mutationFields((t) => ({
   }),
   updatePaymentLink: t.prismaField({
     type: PaymentLink,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentLinkInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentLinkInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.paymentLink.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
       const { paymentProviderAccountId, productIds, ...data } = parseInput(UpdatePaymentLinkInput, input, ctx, ...(await databaseChecks(ctx, input)));

@@ -18,6 +18,6 @@ export const paymentProviderAccountRoutes = routes(
   {
     method: 'POST',
     path: '/payment-provider-accounts',
-    document: `mutation ($input: PaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountFields } } ${ACCOUNT}`,
+    document: `mutation ($input: CreatePaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountFields } } ${ACCOUNT}`,
   },
 );

@@ -1,5 +1,6 @@
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { parseInput } from '../../validation/parse.js';
@@ -19,9 +20,11 @@ export const PaymentProviderAccount = builder.prismaObject('PaymentProviderAccou
 
 const PaymentProviderAccountPage = pageType('PaymentProviderAccount', PaymentProviderAccount);
 
-const PaymentProviderAccountInput = builder.inputType('PaymentProviderAccountInput', {
-  fields: (t) => ({ name: t.string(), provider: t.string() }),
-});
+const PaymentProviderAccountInputs = createAndUpdateInputs(
+  'PaymentProviderAccount',
+  { create: CreatePaymentProviderAccountInput, update: UpdatePaymentProviderAccountInput },
+  (t) => ({ name: t.string(), provider: t.string() }),
+);
 
 const RESOURCE = 'Payment provider account';
 
@@ -44,7 +47,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPaymentProviderAccount: t.prismaField({
     type: PaymentProviderAccount,
-    args: { input: t.arg({ type: PaymentProviderAccountInput, required: true }) },
+    args: { input: t.arg({ type: PaymentProviderAccountInputs.create, required: true }) },
     resolve: (query, _root, { input }, ctx) => {
       const data = parseInput(CreatePaymentProviderAccountInput, input, ctx);
       return ctx.db.paymentProviderAccount.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id) } });
@@ -52,7 +55,7 @@ builder.mutationFields((t) => ({
   }),
   updatePaymentProviderAccount: t.prismaField({
     type: PaymentProviderAccount,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentProviderAccountInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentProviderAccountInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.paymentProviderAccount.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
       const data = parseInput(UpdatePaymentProviderAccountInput, input, ctx);

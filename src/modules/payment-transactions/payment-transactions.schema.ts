@@ -3,6 +3,7 @@ import { atomically, lockRow } from '../../db/locks.js';
 import { matching, searchText } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { inputTypeFrom } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
@@ -59,27 +60,23 @@ const PaymentTransactionFilter = builder.inputType('PaymentTransactionFilter', {
   }),
 });
 
-const RecordPaymentTransactionInputType = builder.inputType('RecordPaymentTransactionInput', {
-  fields: (t) => ({
-    paymentLinkId: t.id(),
-    paymentProviderAccountId: t.id({ description: "Default: the payment link's account." }),
-    providerReference: t.string(),
-    amount: t.field({ type: 'Decimal' }),
-    currency: t.string(),
-    status: t.field({ type: PaymentStatusEnum, description: 'Default: pending.' }),
-    metadata: t.field({ type: 'JSON', description: 'An object; default {}.' }),
-  }),
-});
+const RecordPaymentTransactionInputType = inputTypeFrom('RecordPaymentTransactionInput', RecordPaymentTransactionInput, (t) => ({
+  paymentLinkId: t.id(),
+  paymentProviderAccountId: t.id({ description: "Default: the payment link's account." }),
+  providerReference: t.string(),
+  amount: t.field({ type: 'Decimal' }),
+  currency: t.string(),
+  status: t.field({ type: PaymentStatusEnum, description: 'Default: pending.' }),
+  metadata: t.field({ type: 'JSON', description: 'An object; default {}.' }),
+}));
 
-const AppendPaymentTransactionEventInputType = builder.inputType('AppendPaymentTransactionEventInput', {
-  fields: (t) => ({
-    type: t.string(),
-    status: t.field({ type: PaymentStatusEnum }),
-    providerReference: t.string(),
-    payload: t.field({ type: 'JSON', description: 'An object; default {}.' }),
-    occurredAt: t.field({ type: 'DateTime' }),
-  }),
-});
+const AppendPaymentTransactionEventInputType = inputTypeFrom('AppendPaymentTransactionEventInput', AppendPaymentTransactionEventInput, (t) => ({
+  type: t.string(),
+  status: t.field({ type: PaymentStatusEnum }),
+  providerReference: t.string(),
+  payload: t.field({ type: 'JSON', description: 'An object; default {}.' }),
+  occurredAt: t.field({ type: 'DateTime' }),
+}));
 
 /** Ingestion answers: `created` is false when the provider reference was already known (nothing changed). */
 const RecordPaymentTransactionPayload = builder.objectRef<{ created: boolean; transaction: typeof PaymentTransaction.$inferType }>('RecordPaymentTransactionPayload').implement({

@@ -4,7 +4,7 @@ import { longText, percentage, text } from '../../validation/rules.js';
 
 export const DEFAULT_STAGE_COLOR = '#9CA3AF';
 
-const StageItem = z.object({
+export const StageItemRules = z.object({
   externalId: z.string().max(64).nullable().optional(),
   name: text(255),
   order: z.number().int().min(-1_000_000).max(1_000_000).nullable().optional(),
@@ -14,7 +14,7 @@ const StageItem = z.object({
 
 /** The whole list of stages; names are unique within a pipeline. */
 const stages = z
-  .array(StageItem)
+  .array(StageItemRules)
   .max(100)
   .superRefine((items, ctx) => {
     const seen = new Set<string>();
@@ -35,7 +35,7 @@ export const CreatePipelineInput = z.object(fields).partial({ description: true,
 export const UpdatePipelineInput = z.object(fields).partial();
 export const PipelineListArgs = z.object(pageRules);
 
-export type StageItem = z.output<typeof StageItem>;
+export type StageItem = z.output<typeof StageItemRules>;
 
 /** A stage item's stored values, defaults filled in: `order` is its index. */
 export const stageValues = (item: StageItem, index: number) => ({

@@ -14,7 +14,7 @@ export const pipelineRoutes = routes(
     } ${PIPELINE}`,
   },
   { method: 'GET', path: '/pipelines/{id}', document: `query ($id: ID!) { pipeline(id: $id) { ...PipelineFields } } ${PIPELINE}` },
-  { method: 'POST', path: '/pipelines', document: `mutation ($input: PipelineInput!) { createPipeline(input: $input) { ...PipelineFields } } ${PIPELINE}` },
-  { method: 'PUT', path: '/pipelines/{id}', document: `mutation ($id: ID!, $input: PipelineInput!) { updatePipeline(id: $id, input: $input) { ...PipelineFields } } ${PIPELINE}` },
+  { method: 'POST', path: '/pipelines', document: `mutation ($input: CreatePipelineInput!) { createPipeline(input: $input) { ...PipelineFields } } ${PIPELINE}` },
+  { method: 'PUT', path: '/pipelines/{id}', document: `mutation ($id: ID!, $input: UpdatePipelineInput!) { updatePipeline(id: $id, input: $input) { ...PipelineFields } } ${PIPELINE}` },
   { method: 'DELETE', path: '/pipelines/{id}', document: 'mutation ($id: ID!) { deletePipeline(id: $id) }' },
 );

@@ -2,12 +2,13 @@ import { isForeignKeyViolation } from '../../db/errors.js';
 import { newId } from '../../db/ids.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs, inputTypeFrom } from '../../graphql/inputs.js';
 import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalid, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
-import { CreatePipelineInput, PipelineListArgs, type StageItem, UpdatePipelineInput, stageValues } from './pipelines.input.js';
+import { CreatePipelineInput, PipelineListArgs, StageItemRules, type StageItem, UpdatePipelineInput, stageValues } from './pipelines.input.js';
 
 export const DealStage = builder.prismaObject('DealStage', {
   fields: (t) => ({
@@ -39,24 +40,20 @@ export const Pipeline = builder.prismaObject('Pipeline', {
 
 const PipelinePage = pageType('Pipeline', Pipeline);
 
-const StageInput = builder.inputType('StageInput', {
-  fields: (t) => ({
-    externalId: t.id({ description: 'Matches an existing stage of the pipeline; otherwise the name does.' }),
-    name: t.string(),
-    order: t.int(),
-    color: t.string(),
-    probability: t.field({ type: 'Decimal' }),
-  }),
-});
+const StageInput = inputTypeFrom('StageInput', StageItemRules, (t) => ({
+  externalId: t.id({ description: 'Matches an existing stage of the pipeline; otherwise the name does.' }),
+  name: t.string(),
+  order: t.int(),
+  color: t.string(),
+  probability: t.field({ type: 'Decimal' }),
+}));
 
-const PipelineInput = builder.inputType('PipelineInput', {
-  fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    isDefault: t.boolean({ description: 'true makes this the workspace default and clears the flag elsewhere.' }),
-    stages: t.field({ type: [StageInput], description: 'The whole new list of stages.' }),
-  }),
-});
+const PipelineInputs = createAndUpdateInputs('Pipeline', { create: CreatePipelineInput, update: UpdatePipelineInput }, (t) => ({
+  name: t.string(),
+  description: t.string(),
+  isDefault: t.boolean({ description: 'true makes this the workspace default and clears the flag elsewhere.' }),
+  stages: t.field({ type: [StageInput], description: 'The whole new list of stages.' }),
+}));
 
 type Tx = Parameters<Parameters<Context['db']['$transaction']>[0]>[0];
 
@@ -117,7 +114,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPipeline: t.prismaField({
     type: Pipeline,
-    args: { input: t.arg({ type: PipelineInput, required: true }) },
+    args: { input: t.arg({ type: PipelineInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { stages = [], isDefault, ...data } = parseInput(CreatePipelineInput, input, ctx);
       const id = await ctx.db.$transaction(async (tx) => {
@@ -139,7 +136,7 @@ builder.mutationFields((t) => ({
   }),
   updatePipeline: t.prismaField({
     type: Pipeline,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.pipeline.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Pipeline');
       const { stages, isDefault, ...data } = parseInput(UpdatePipelineInput, input, ctx);

@@ -20,12 +20,12 @@ export const productRoutes = routes(
   {
     method: 'POST',
     path: '/products',
-    document: `mutation ($input: ProductInput!) { createProduct(input: $input) { ...ProductFields } } ${PRODUCT}`,
+    document: `mutation ($input: CreateProductInput!) { createProduct(input: $input) { ...ProductFields } } ${PRODUCT}`,
   },
   {
     method: 'PUT',
     path: '/products/{id}',
-    document: `mutation ($id: ID!, $input: ProductInput!) { updateProduct(id: $id, input: $input) { ...ProductFields } } ${PRODUCT}`,
+    document: `mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { ...ProductFields } } ${PRODUCT}`,
   },
   {
     method: 'DELETE',

@@ -1,4 +1,5 @@
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
@@ -41,8 +42,7 @@ export const Product = builder.prismaObject('Product', {
 
 const ProductPage = pageType('Product', Product);
 
-const ProductInput = builder.inputType('ProductInput', {
-  fields: (t) => ({
+const ProductInputs = createAndUpdateInputs('Product', { create: CreateProductInput, update: UpdateProductInput }, (t) => ({
     name: t.string(),
     sku: t.string(),
     type: t.field({ type: ProductTypeEnum }),
@@ -53,8 +53,7 @@ const ProductInput = builder.inputType('ProductInput', {
     unit: t.string(),
     taxRate: t.field({ type: 'Decimal' }),
     isActive: t.boolean(),
-  }),
-});
+}));
 
 const ProductFilter = builder.inputType('ProductFilter', {
   fields: (t) => ({
@@ -89,7 +88,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createProduct: t.prismaField({
     type: Product,
-    args: { input: t.arg({ type: ProductInput, required: true }) },
+    args: { input: t.arg({ type: ProductInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(CreateProductInput, input, ctx);
       return ctx.db.product
@@ -99,7 +98,7 @@ builder.mutationFields((t) => ({
   }),
   updateProduct: t.prismaField({
     type: Product,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.product.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Product');
       const data = parseInput(UpdateProductInput, input, ctx);

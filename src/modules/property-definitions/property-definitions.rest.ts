@@ -14,12 +14,12 @@ export const propertyDefinitionRoutes = routes(
   {
     method: 'POST',
     path: '/property-definitions',
-    document: `mutation ($input: PropertyDefinitionInput!) { createPropertyDefinition(input: $input) { ...PropertyDefinitionFields } } ${DEFINITION}`,
+    document: `mutation ($input: CreatePropertyDefinitionInput!) { createPropertyDefinition(input: $input) { ...PropertyDefinitionFields } } ${DEFINITION}`,
   },
   {
     method: 'PUT',
     path: '/property-definitions/{id}',
-    document: `mutation ($id: ID!, $input: PropertyDefinitionInput!) { updatePropertyDefinition(id: $id, input: $input) { ...PropertyDefinitionFields } } ${DEFINITION}`,
+    document: `mutation ($id: ID!, $input: UpdatePropertyDefinitionInput!) { updatePropertyDefinition(id: $id, input: $input) { ...PropertyDefinitionFields } } ${DEFINITION}`,
   },
   { method: 'DELETE', path: '/property-definitions/{id}', document: 'mutation ($id: ID!) { deletePropertyDefinition(id: $id) }' },
 );

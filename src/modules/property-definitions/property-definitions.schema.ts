@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
@@ -36,16 +37,14 @@ export const PropertyDefinition = builder.prismaObject('PropertyDefinition', {
 
 const PropertyDefinitionPage = pageType('PropertyDefinition', PropertyDefinition);
 
-const PropertyDefinitionInput = builder.inputType('PropertyDefinitionInput', {
-  fields: (t) => ({
-    object: t.field({ type: PropertyObjectEnum }),
-    key: t.string(),
-    label: t.string(),
-    type: t.field({ type: PropertyTypeEnum }),
-    options: t.stringList(),
-    isActive: t.boolean(),
-  }),
-});
+const PropertyDefinitionInputs = createAndUpdateInputs('PropertyDefinition', { create: CreatePropertyDefinitionInput, update: UpdatePropertyDefinitionInput }, (t) => ({
+  object: t.field({ type: PropertyObjectEnum }),
+  key: t.string(),
+  label: t.string(),
+  type: t.field({ type: PropertyTypeEnum }),
+  options: t.stringList(),
+  isActive: t.boolean(),
+}));
 
 const PropertyDefinitionFilter = builder.inputType('PropertyDefinitionFilter', {
   fields: (t) => ({ object: t.field({ type: PropertyObjectEnum }) }),
@@ -72,7 +71,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPropertyDefinition: t.prismaField({
     type: PropertyDefinition,
-    args: { input: t.arg({ type: PropertyDefinitionInput, required: true }) },
+    args: { input: t.arg({ type: PropertyDefinitionInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(CreatePropertyDefinitionInput, input, ctx);
       const options = data.type === 'enum' ? data.options! : [];
@@ -81,7 +80,7 @@ builder.mutationFields((t) => ({
   }),
   updatePropertyDefinition: t.prismaField({
     type: PropertyDefinition,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PropertyDefinitionInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PropertyDefinitionInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       const existing = await ctx.db.propertyDefinition.findUnique({ where: { id } });
       if (!existing) throw notFound('Property definition');

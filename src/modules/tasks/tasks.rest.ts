@@ -11,7 +11,7 @@ export const taskRoutes = routes(
     } ${TASK}`,
   },
   { method: 'GET', path: '/tasks/{id}', document: `query ($id: ID!) { task(id: $id) { ...TaskFields } } ${TASK}` },
-  { method: 'POST', path: '/tasks', document: `mutation ($input: TaskInput!) { createTask(input: $input) { ...TaskFields } } ${TASK}` },
-  { method: 'PUT', path: '/tasks/{id}', document: `mutation ($id: ID!, $input: TaskInput!) { updateTask(id: $id, input: $input) { ...TaskFields } } ${TASK}` },
+  { method: 'POST', path: '/tasks', document: `mutation ($input: CreateTaskInput!) { createTask(input: $input) { ...TaskFields } } ${TASK}` },
+  { method: 'PUT', path: '/tasks/{id}', document: `mutation ($id: ID!, $input: UpdateTaskInput!) { updateTask(id: $id, input: $input) { ...TaskFields } } ${TASK}` },
   { method: 'DELETE', path: '/tasks/{id}', document: 'mutation ($id: ID!) { deleteTask(id: $id) }' },
 );

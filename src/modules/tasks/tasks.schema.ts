@@ -1,6 +1,7 @@
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
@@ -32,17 +33,15 @@ export const Task = builder.prismaObject('Task', {
 
 const TaskPage = pageType('Task', Task);
 
-const TaskInput = builder.inputType('TaskInput', {
-  fields: (t) => ({
-    title: t.string(),
-    description: t.string(),
-    dueDate: t.field({ type: 'Date' }),
-    isDone: t.boolean(),
-    priority: t.field({ type: TaskPriorityEnum }),
-    ownerIds: t.idList({ description: 'Users; replaces the whole set when present.' }),
-    assigneeIds: t.idList({ description: 'Users; replaces the whole set when present.' }),
-  }),
-});
+const TaskInputs = createAndUpdateInputs('Task', { create: CreateTaskInput, update: UpdateTaskInput }, (t) => ({
+  title: t.string(),
+  description: t.string(),
+  dueDate: t.field({ type: 'Date' }),
+  isDone: t.boolean(),
+  priority: t.field({ type: TaskPriorityEnum }),
+  ownerIds: t.idList({ description: 'Users; replaces the whole set when present.' }),
+  assigneeIds: t.idList({ description: 'Users; replaces the whole set when present.' }),
+}));
 
 const TaskFilter = builder.inputType('TaskFilter', {
   fields: (t) => ({
@@ -51,7 +50,7 @@ const TaskFilter = builder.inputType('TaskFilter', {
   }),
 });
 
-type TaskInputShape = typeof TaskInput.$inferInput;
+type TaskInputShape = typeof TaskInputs.update.$inferInput;
 
 /** Every owner and assignee must be a user of the workspace. */
 const checks = (ctx: Context, input: TaskInputShape) =>
@@ -78,7 +77,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTask: t.prismaField({
     type: Task,
-    args: { input: t.arg({ type: TaskInput, required: true }) },
+    args: { input: t.arg({ type: TaskInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { ownerIds, assigneeIds, ...data } = parseInput(CreateTaskInput, input, ctx, ...(await checks(ctx, input)));
       // Last in the workspace: the workspace row is locked before the maximum is read, so concurrent creates take turns and positions are unique.
@@ -100,7 +99,7 @@ builder.mutationFields((t) => ({
   }),
   updateTask: t.prismaField({
     type: Task,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TaskInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TaskInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.task.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Task');
       const { ownerIds, assigneeIds, ...data } = parseInput(UpdateTaskInput, input, ctx, ...(await checks(ctx, input)));

@@ -15,12 +15,12 @@ export const ticketStatusRoutes = routes(
   {
     method: 'POST',
     path: '/ticket-statuses',
-    document: `mutation ($input: TicketStatusInput!) { createTicketStatus(input: $input) { ...TicketStatusFields } } ${STATUS}`,
+    document: `mutation ($input: CreateTicketStatusInput!) { createTicketStatus(input: $input) { ...TicketStatusFields } } ${STATUS}`,
   },
   {
     method: 'PUT',
     path: '/ticket-statuses/{id}',
-    document: `mutation ($id: ID!, $input: TicketStatusInput!) { updateTicketStatus(id: $id, input: $input) { ...TicketStatusFields } } ${STATUS}`,
+    document: `mutation ($id: ID!, $input: UpdateTicketStatusInput!) { updateTicketStatus(id: $id, input: $input) { ...TicketStatusFields } } ${STATUS}`,
   },
   { method: 'DELETE', path: '/ticket-statuses/{id}', document: 'mutation ($id: ID!) { deleteTicketStatus(id: $id) }' },
 );
@@ -34,7 +34,7 @@ export const ticketRoutes = routes(
     } ${TICKET}`,
   },
   { method: 'GET', path: '/tickets/{id}', document: `query ($id: ID!) { ticket(id: $id) { ...TicketFields } } ${TICKET}` },
-  { method: 'POST', path: '/tickets', document: `mutation ($input: TicketInput!) { createTicket(input: $input) { ...TicketFields } } ${TICKET}` },
-  { method: 'PUT', path: '/tickets/{id}', document: `mutation ($id: ID!, $input: TicketInput!) { updateTicket(id: $id, input: $input) { ...TicketFields } } ${TICKET}` },
+  { method: 'POST', path: '/tickets', document: `mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ...TicketFields } } ${TICKET}` },
+  { method: 'PUT', path: '/tickets/{id}', document: `mutation ($id: ID!, $input: UpdateTicketInput!) { updateTicket(id: $id, input: $input) { ...TicketFields } } ${TICKET}` },
   { method: 'DELETE', path: '/tickets/{id}', document: 'mutation ($id: ID!) { deleteTicket(id: $id) }' },
 );

@@ -2,6 +2,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -48,21 +49,17 @@ export const Ticket = builder.prismaObject('Ticket', {
 const TicketStatusPage = pageType('TicketStatus', TicketStatus);
 const TicketPage = pageType('Ticket', Ticket);
 
-const TicketStatusInput = builder.inputType('TicketStatusInput', {
-  fields: (t) => ({
-    name: t.string({ description: 'Unique in the workspace.' }),
-    order: t.int({ description: 'Default: after the last status.' }),
-    isClosed: t.boolean(),
-  }),
-});
+const TicketStatusInputs = createAndUpdateInputs('TicketStatus', { create: CreateTicketStatusInput, update: UpdateTicketStatusInput }, (t) => ({
+  name: t.string({ description: 'Unique in the workspace.' }),
+  order: t.int({ description: 'Default: after the last status.' }),
+  isClosed: t.boolean(),
+}));
 
-const TicketInput = builder.inputType('TicketInput', {
-  fields: (t) => ({
-    title: t.string(),
-    description: t.string(),
-    ticketStatusId: t.id({ description: 'Moving to another status puts the ticket last there.' }),
-  }),
-});
+const TicketInputs = createAndUpdateInputs('Ticket', { create: CreateTicketInput, update: UpdateTicketInput }, (t) => ({
+  title: t.string(),
+  description: t.string(),
+  ticketStatusId: t.id({ description: 'Moving to another status puts the ticket last there.' }),
+}));
 
 const TicketFilter = builder.inputType('TicketFilter', {
   fields: (t) => ({ ticketStatusId: t.id() }),
@@ -118,7 +115,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTicketStatus: t.prismaField({
     type: TicketStatus,
-    args: { input: t.arg({ type: TicketStatusInput, required: true }) },
+    args: { input: t.arg({ type: TicketStatusInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(CreateTicketStatusInput, input, ctx);
       let order = data.order;
@@ -131,7 +128,7 @@ builder.mutationFields((t) => ({
   }),
   updateTicketStatus: t.prismaField({
     type: TicketStatus,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketStatusInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketStatusInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.ticketStatus.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket status');
       const data = parseInput(UpdateTicketStatusInput, input, ctx);
@@ -145,7 +142,7 @@ builder.mutationFields((t) => ({
   }),
   createTicket: t.prismaField({
     type: Ticket,
-    args: { input: t.arg({ type: TicketInput, required: true }) },
+    args: { input: t.arg({ type: TicketInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
       const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, checked);
@@ -158,7 +155,7 @@ builder.mutationFields((t) => ({
   }),
   updateTicket: t.prismaField({
     type: Ticket,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.ticket.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket');
       const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');

@@ -11,7 +11,7 @@ export const userRoutes = routes(
     } ${USER}`,
   },
   { method: 'GET', path: '/users/{id}', document: `query ($id: ID!) { user(id: $id) { ...UserFields } } ${USER}` },
-  { method: 'POST', path: '/users', document: `mutation ($input: UserInput!) { createUser(input: $input) { ...UserFields } } ${USER}` },
-  { method: 'PUT', path: '/users/{id}', document: `mutation ($id: ID!, $input: UserInput!) { updateUser(id: $id, input: $input) { ...UserFields } } ${USER}` },
+  { method: 'POST', path: '/users', document: `mutation ($input: CreateUserInput!) { createUser(input: $input) { ...UserFields } } ${USER}` },
+  { method: 'PUT', path: '/users/{id}', document: `mutation ($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ...UserFields } } ${USER}` },
   { method: 'DELETE', path: '/users/{id}', document: 'mutation ($id: ID!) { deleteUser(id: $id) }' },
 );

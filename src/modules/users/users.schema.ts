@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
@@ -23,9 +24,7 @@ export const User = builder.prismaObject('User', {
 
 const UserPage = pageType('User', User);
 
-const UserInput = builder.inputType('UserInput', {
-  fields: (t) => ({ name: t.string(), email: t.string() }),
-});
+const UserInputs = createAndUpdateInputs('User', { create: CreateUserInput, update: UpdateUserInput }, (t) => ({ name: t.string(), email: t.string() }));
 
 const UserFilter = builder.inputType('UserFilter', {
   fields: (t) => ({ email: t.string({ description: 'Exact e-mail address (case-insensitive).' }) }),
@@ -52,7 +51,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
     type: User,
-    args: { input: t.arg({ type: UserInput, required: true }) },
+    args: { input: t.arg({ type: UserInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(CreateUserInput, input, ctx);
       return ctx.db.user.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(emailTaken(e)));
@@ -60,7 +59,7 @@ builder.mutationFields((t) => ({
   }),
   updateUser: t.prismaField({
     type: User,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UserInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UserInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.user.findUnique({ where: { id }, select: { id: true } }))) throw notFound('User');
       const data = parseInput(UpdateUserInput, input, ctx);

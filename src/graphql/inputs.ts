@@ -11,12 +11,16 @@ function requires(rules: z.ZodObject, key: string): boolean {
   return rule !== undefined && !rule.safeParse(undefined).success && !rule.safeParse(null).success;
 }
 
+/** Each input type's zod rules by type name: what a request body is checked against (the OpenAPI document reads it). */
+export const inputRules = new Map<string, z.ZodObject>();
+
 /**
  * A GraphQL input type drawn from its zod rules: it has the fields the rules know,
  * and a field is non-null exactly where the rules require it. So requiredness is
  * written once, in the rules, and typed clients see it in the schema.
  */
 export function inputTypeFrom<F extends Fields>(name: string, rules: z.ZodObject, fields: (t: FieldBuilder) => F) {
+  inputRules.set(name, rules);
   return builder.inputType(name, {
     fields: (t) => {
       const known = Object.entries(fields(t)).filter(([key]) => key in rules.shape);

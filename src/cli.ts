@@ -5,12 +5,15 @@ import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
 import { loadDemo } from './demo/demo-data.js';
+import { updateWorkspaceSettings, workspaceSettings } from './modules/workspaces/workspaces.admin.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
   keys create --workspace <name> [--name <label>] [--json]
   keys list --workspace <name>
   keys revoke <key id or prefix>
+  workspaces show <name> [--json]
+  workspaces set <name> --default-currency <ISO 4217 code> [--json]
   demo --workspace <name>
   migrate`;
 
@@ -22,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: { workspace: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false }, 'default-currency': { type: 'string' } },
   });
   const [command, sub, arg] = positionals;
   const target = resolveDatabase(loadConfig().DATABASE_URL);
@@ -51,6 +54,32 @@ async function main(argv: string[]): Promise<number> {
       err(`Error: ${(error as Error).message}`);
       err('Nothing was loaded (the demo loads in one transaction).');
       return 1;
+    } finally {
+      await database.close();
+    }
+  }
+  if (command === 'workspaces' && arg && (sub === 'show' || sub === 'set')) {
+    await applyMigrations(target, { log: err });
+    const database = await openDatabase(target);
+    try {
+      const changes = sub === 'set' ? { defaultCurrency: values['default-currency'] } : undefined;
+      if (changes && changes.defaultCurrency === undefined) {
+        err(USAGE);
+        return 2;
+      }
+      const result = changes ? await updateWorkspaceSettings(database.prisma, arg, changes) : { workspace: await workspaceSettings(database.prisma, arg) };
+      if ('errors' in result) {
+        for (const reasons of Object.values(result.errors ?? {})) for (const reason of reasons) err(reason.replace('default currency field', '--default-currency value'));
+        return 1;
+      }
+      const { workspace } = result;
+      if (!workspace) {
+        err(`No workspace is named "${arg}".`);
+        return 1;
+      }
+      const settings = { id: workspace.id, name: workspace.name, default_currency: workspace.defaultCurrency, updated_at: workspace.updatedAt.toISOString() };
+      out(values.json ? JSON.stringify(settings) : `Workspace ${settings.id} "${settings.name}": default currency ${settings.default_currency}`);
+      return 0;
     } finally {
       await database.close();
     }

@@ -74,4 +74,21 @@ describe('the service process', () => {
     expect((await run(['src/cli.ts', 'keys', 'revoke', 'sg_nothing'], env)).code).toBe(1);
     expect((await run(['src/cli.ts', 'migrate'], env)).code).toBe(0);
   });
+
+  it('shows and changes workspace settings from the command line, under the API rules', async () => {
+    const env = { DATABASE_URL: db.url };
+    const { workspace_id } = JSON.parse((await run(['src/cli.ts', 'keys', 'create', '--workspace', 'settings-cli', '--json'], env)).stdout);
+    const shown = await run(['src/cli.ts', 'workspaces', 'show', 'settings-cli', '--json'], env);
+    expect([shown.code, JSON.parse(shown.stdout)]).toEqual([0, { id: workspace_id, name: 'settings-cli', default_currency: 'USD', updated_at: expect.any(String) }]);
+
+    const set = await run(['src/cli.ts', 'workspaces', 'set', 'settings-cli', '--default-currency', 'EUR', '--json'], env);
+    expect([set.code, JSON.parse(set.stdout).default_currency]).toEqual([0, 'EUR']);
+    const bad = await run(['src/cli.ts', 'workspaces', 'set', 'settings-cli', '--default-currency', 'eur'], env);
+    expect([bad.code, bad.stdout, bad.stderr.trim().split('\n').at(-1)]).toEqual([1, '', 'The --default-currency value must be an ISO 4217 currency code in upper case.']);
+    const unknown = await run(['src/cli.ts', 'workspaces', 'set', 'no-such-workspace', '--default-currency', 'EUR'], env);
+    expect([unknown.code, unknown.stderr.trim().split('\n').at(-1)]).toEqual([1, 'No workspace is named "no-such-workspace".']);
+    const usage = await run(['src/cli.ts', 'workspaces', 'set', 'settings-cli'], env);
+    expect(usage.code).toBe(2);
+    expect((await run(['src/cli.ts', 'workspaces', 'show', 'settings-cli'], env)).stdout).toBe(`Workspace ${workspace_id} "settings-cli": default currency EUR\n`);
+  });
 });

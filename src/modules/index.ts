@@ -13,6 +13,7 @@ import './payment-provider-accounts/payment-provider-accounts.schema.js';
 import './payment-links/payment-links.schema.js';
 import './payment-coupons/payment-coupons.schema.js';
 import './payment-transactions/payment-transactions.schema.js';
+import './workspaces/workspaces.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
 import { contactRoutes } from './contacts/contacts.rest.js';
 import { dealRoutes } from './deals/deals.rest.js';
@@ -26,8 +27,10 @@ import { propertyDefinitionRoutes } from './property-definitions/property-defini
 import { taskRoutes } from './tasks/tasks.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
 import { userRoutes } from './users/users.rest.js';
+import { workspaceRoutes } from './workspaces/workspaces.rest.js';
 
 export const restRoutes = [
+  ...workspaceRoutes,
   ...userRoutes,
   ...propertyDefinitionRoutes,
   ...productRoutes,

@@ -4,6 +4,32 @@ const flag = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
 
+/**
+ * Comma-separated exact origins (`http://localhost:5173`), compared as browsers send
+ * them: lower case, no path, no trailing slash, no default port. Anything else would
+ * silently never match, so it is refused at start-up.
+ */
+const origins = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const entry of list) {
+      let origin: string | undefined;
+      try {
+        const url = new URL(entry);
+        // No wildcards: a browser never sends one, and each allowed origin is meant to be named.
+        if ((url.protocol === 'http:' || url.protocol === 'https:') && !entry.includes('*')) origin = url.origin;
+      } catch {
+        // not a URL at all
+      }
+      if (origin !== entry) {
+        ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin: write scheme://host[:port] as a browser sends it (http or https, lower case, no path or trailing slash, no default port)${origin ? `, e.g. ${origin}` : ''}` });
+      }
+    }
+    return [...new Set(list)];
+  });
+
 const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   HOST: z.string().default('127.0.0.1'),
@@ -18,6 +44,8 @@ const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(1).default(5),
   // One access-log line per request on stdout.
   LOG_REQUESTS: flag.default(true),
+  // Browser origins allowed to call the API (CORS); none by default.
+  CORS_ORIGINS: origins,
 });
 
 export type Config = z.infer<typeof EnvSchema>;

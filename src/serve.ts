@@ -13,7 +13,7 @@ export interface RunningServer {
 }
 
 export type ListenConfig = Pick<Config, 'HOST' | 'PORT' | 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS' | 'LOG_REQUESTS'>>;
+  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS' | 'LOG_REQUESTS' | 'CORS_ORIGINS'>>;
 
 /**
  * Node answers malformed requests, oversized headers (431) and requests that take too

@@ -5,8 +5,9 @@ import type { Database } from './db/client.js';
 import { schema } from './graphql/schema.js';
 import { restRoutes } from './modules/index.js';
 import { createGraphQL } from './graphql/yoga.js';
+import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
-import { currentRequestFacts, inRequestScope } from './http/request-scope.js';
+import { currentRequestFacts, inRequestScope, noteRequest } from './http/request-scope.js';
 import { errorBody, json, logError, logRequest } from './http/responses.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
@@ -26,11 +27,21 @@ async function health(database: Database): Promise<Response> {
   }
 }
 
+/** Whether the client sent body bytes (a preflight or a DELETE has none, though `request.body` is a stream anyway). */
+const sentBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
+
+/** HEAD is GET without the body: the GET's status and headers (a Content-Length too, when the GET's answer has one). */
+function withoutBody(response: Response): Response {
+  response.body?.cancel().catch(() => {});
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** One handler for everything: /healthz, /graphql and /api/v1. */
-export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'LOG_REQUESTS'>>) {
+export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'LOG_REQUESTS' | 'CORS_ORIGINS'>>) {
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
+  const cors = createCors(config.CORS_ORIGINS ?? []);
 
   return createServerAdapter((request: Request) => {
     const requestId = requestIdOf(request);
@@ -40,11 +51,20 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
   async function serve(request: Request, requestId: string): Promise<Response> {
     const started = performance.now();
     let response: Response;
+    const head = request.method === 'HEAD';
+    const preflight = isPreflight(request);
     try {
       const path = new URL(request.url).pathname;
-      if (path === '/healthz') response = await health(database);
-      else if (path === '/graphql') response = await graphql.handle(request, requestId);
-      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
+      // Preflights carry no key: answered here, whatever the path, before any route or key check.
+      if (preflight) {
+        noteRequest({ route: 'CORS preflight' });
+        response = cors.preflight(request);
+      } else if (path === '/healthz') {
+        response = request.method === 'GET' || head ? await health(database) : json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
+      } else if (path === '/graphql') {
+        // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
+        response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, requestId);
+      } else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
       // A client that went away (or was cut off by a timeout) mid-body is not a server failure; nobody reads this answer.
@@ -52,9 +72,18 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
       response = json(500, errorBody('Server error.'));
     }
     response.headers.set('X-Request-Id', requestId);
+    // Wherever GET is allowed, so is HEAD (Yoga's own 405 lists only GET and POST).
+    const allow = response.status === 405 ? response.headers.get('allow') : null;
+    if (allow && /\bGET\b/.test(allow) && !/\bHEAD\b/.test(allow)) {
+      // Deleted first: Yoga's headers object would otherwise send its own `Allow` beside ours.
+      response.headers.delete('Allow');
+      response.headers.set('Allow', allow.replace(/\bGET\b/, 'GET, HEAD'));
+    }
+    if (!preflight) cors.decorate(request, response);
+    if (head) response = withoutBody(response);
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.
-    if (request.body && !request.bodyUsed) response.headers.set('Connection', 'close');
+    if (sentBody(request) && !request.bodyUsed) response.headers.set('Connection', 'close');
     if (config.LOG_REQUESTS ?? true) {
       const facts = currentRequestFacts();
       const path = new URL(request.url).pathname;

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { type Socket, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, newClient, startApp } from './support/app.js';
+import { type TestApp, newClient, send, startApp } from './support/app.js';
 
 // The HTTP server's own limits, answered with the API's JSON bodies.
 let app: TestApp;
@@ -80,5 +80,12 @@ describe('HTTP limits', () => {
     const raw = await reply;
     expect(raw).toMatch(/^HTTP\/1\.1 401 /);
     expect(raw.toLowerCase()).toContain('connection: close');
+  });
+
+  it('keeps the connection open after a request that sent no body (a DELETE, a preflight), even unread', async () => {
+    const answered = await send(`${app.url}/api/v1/products/01JUNKJUNKJUNKJUNKJUNKJUNK`, 'DELETE', { headers: { 'X-Api-Key': key } });
+    expect([answered.status, answered.headers.get('connection')]).toEqual([404, 'keep-alive']);
+    const preflight = await send(`${app.url}/api/v1/products`, 'OPTIONS', { headers: { Origin: 'http://elsewhere.example', 'Access-Control-Request-Method': 'GET' } });
+    expect([preflight.status, preflight.headers.get('connection')]).toEqual([204, 'keep-alive']);
   });
 });

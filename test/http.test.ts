@@ -26,7 +26,7 @@ describe('common REST rules', () => {
     expect((await send(`${app.url}/elsewhere`, 'GET')).status).toBe(404);
     const res = await api.request('PATCH', '/products');
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, POST');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
     expect(res.body).toHaveProperty('message');
     const del = await api.request('DELETE', '/contacts/upsert');
     // /contacts/{id} also fits: DELETE looks for a contact whose id is "upsert".

@@ -73,13 +73,15 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       return json(404, errorBody('Not found.'), base); // undecodable %-escapes
     }
     if (candidates.length === 0) return json(404, errorBody('Not found.'), base);
-    const found = candidates.find((c) => c.route.method === request.method);
+    // HEAD runs the GET route (the server drops the body); it never matches anything else.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const found = candidates.find((c) => c.route.method === method);
     if (!found) {
-      const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
+      const allow = [...new Set(candidates.flatMap((c) => (c.route.method === 'GET' ? ['GET', 'HEAD'] : [c.route.method])))].join(', ');
       return json(405, errorBody('Method not allowed.'), { ...base, Allow: allow });
     }
 
-    noteRequest({ route: `${found.route.method} ${prefix}${found.route.path}` });
+    noteRequest({ route: `${request.method} ${prefix}${found.route.path}` });
     const admission = await gate(request, requestId);
     const headers = { ...base, ...admission.headers };
     if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);

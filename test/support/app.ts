@@ -1,5 +1,6 @@
 import { inject } from 'vitest';
 import { createKey } from '../../src/auth/api-keys.js';
+import type { Config } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { newId } from '../../src/db/ids.js';
@@ -16,10 +17,12 @@ export interface TestApp {
 }
 
 /** The real HTTP server on a free port, over this run's migrated database. */
-export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
+export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; corsOrigins?: string[]; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
   const database = await openDatabase(target);
-  const running = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_REQUESTS: false, ...options.server });
+  // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
+  const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_REQUESTS: false, CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
+  const running = await listen(database, config);
   return {
     url: running.url,
     database,

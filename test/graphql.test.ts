@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../src/graphql/errors.js';
 import { printedSchema } from '../src/graphql/schema.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 
@@ -103,6 +104,36 @@ describe('GraphQL over the CRM core', () => {
       { first_name: ['The first name field is required.'], last_name: ['The last name field must be a string.'], email: ['The email field must be a valid email address.'] },
     ]);
     expect((await gql.get('/contacts')).body.total).toBe(0);
+  });
+
+  it('codes every error from the one documented list, and leaks no internal detail', async () => {
+    const gql = await newClient(app);
+    const post = (body: unknown) => gql.request('POST', '/graphql', { body });
+    const cases: [string, Promise<{ status: number; body: any }>, string][] = [
+      ['no key', send(`${app.url}/graphql`, 'POST', { body: { query: '{ workspace { id } }' } }), 'UNAUTHENTICATED'],
+      ['not JSON', gql.request('POST', '/graphql', { raw: '{', headers: { 'Content-Type': 'application/json' } }), 'BAD_REQUEST'],
+      ['no query', post({}), 'BAD_REQUEST'],
+      ['variables not an object', post({ query: '{ workspace { id } }', variables: 5 }), 'BAD_REQUEST'],
+      ['mutation over GET', gql.request('GET', `/graphql?query=${encodeURIComponent('mutation { deleteUser(id: "x") }')}`), 'BAD_REQUEST'],
+      ['PUT', gql.request('PUT', '/graphql', { body: { query: '{ workspace { id } }' } }), 'BAD_REQUEST'],
+      ['syntax', post({ query: '{ contacts ' }), 'GRAPHQL_PARSE_FAILED'],
+      ['unknown field', post({ query: '{ nope }' }), 'GRAPHQL_VALIDATION_FAILED'],
+      ['unknown operation', post({ query: 'query A { workspace { id } }', operationName: 'B' }), 'OPERATION_RESOLUTION_FAILURE'],
+      ['wrong variable type', post({ query: 'query($p: Int) { contacts(page: $p) { total } }', variables: { p: 'x' } }), 'BAD_USER_INPUT'],
+      ['invalid input', post({ query: 'mutation { createUser(input: { name: "", email: "x" }) { id } }' }), 'BAD_USER_INPUT'],
+      ['subscription', post({ query: 'subscription { x }' }), 'BAD_USER_INPUT'],
+      ['unknown id', post({ query: '{ user(id: "01JUNKJUNKJUNKJUNKJUNKJUNK") { id } }' }), 'NOT_FOUND'],
+      ['too deep', post({ query: `{ contacts { data { ${'companies { contacts { '.repeat(5)} id ${'} } '.repeat(5)} } } }` }), 'QUERY_LIMIT_EXCEEDED'],
+    ];
+    const documented = readFileSync('docs/api.md', 'utf8');
+    for (const code of Object.values(ErrorCode)) expect([code, documented.includes(`| \`${code}\` |`)]).toEqual([code, true]);
+    for (const [label, pending, code] of cases) {
+      const { body } = await pending;
+      expect([label, body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)]).toEqual([label, [code]]);
+      expect(Object.values(ErrorCode)).toContain(code);
+      // The message graphql-js or JSON.parse wrote underneath stays in the server.
+      expect([label, Object.keys(body.errors[0].extensions).filter((k) => !['code', 'errors'].includes(k))]).toEqual([label, []]);
+    }
   });
 
   it('navigates pipelines, stages and deals both ways and keeps workspaces apart', async () => {

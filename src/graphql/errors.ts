@@ -9,7 +9,7 @@ export type FieldErrors = Record<string, string[]>;
 export const noFieldErrors = (): FieldErrors => Object.create(null);
 
 /**
- * The error codes of API.md section 4. Only the gate's errors (401, 429) set an HTTP
+ * Every `extensions.code` a GraphQL error can carry (docs/api.md lists them): the codes of API.md section 4 and Yoga's own. Only the gate's errors (401, 429) set an HTTP
  * status for /graphql; the rest answer 200 with `errors`, as GraphQL clients expect.
  * The REST adapter maps codes to statuses; nothing ever parses an error's message.
  */
@@ -23,7 +23,15 @@ export const ErrorCode = {
   BadRequest: 'BAD_REQUEST',
   /** A document over the size, token, nesting, depth, alias or cost limits: refused before it runs. */
   LimitExceeded: 'QUERY_LIMIT_EXCEEDED',
+  /** Yoga's own: the document is not GraphQL. */
+  ParseFailed: 'GRAPHQL_PARSE_FAILED',
+  /** Yoga's own: the document does not fit the schema (unknown field, missing argument). */
+  ValidationFailed: 'GRAPHQL_VALIDATION_FAILED',
+  /** Yoga's own: `operationName` names no operation of the document, or several need one. */
+  OperationResolutionFailure: 'OPERATION_RESOLUTION_FAILURE',
 } as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export function notFound(resource: string): GraphQLError {
   return new GraphQLError(`${resource} not found.`, { extensions: { code: ErrorCode.NotFound } });

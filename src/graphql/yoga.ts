@@ -10,7 +10,7 @@ import type { Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import { Messages } from '../validation/messages.js';
-import { ErrorCode, codeOf, contractError, invalid } from './errors.js';
+import { ErrorCode, contractError, invalid } from './errors.js';
 import { limitsRule } from './limits.js';
 
 interface ServerContext {
@@ -85,12 +85,17 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     // mistake (a GraphQLError, answered with its code) is not a server problem to log.
     logging: { debug: () => {}, info: () => {}, warn: yogaLog, error: yogaLog },
     maskedErrors: {
+      // Never the original error's details in a response, whatever NODE_ENV says.
+      isDev: false,
       maskError(error, _message) {
         const raised = error instanceof GraphQLError ? error : new GraphQLError('Server error.', { originalError: error as Error });
         const known = contractError(raised);
-        // graphql-js's own errors that reach here without a code are about the request's variables.
-        if (known && !codeOf(known)) return new GraphQLError(known.message, { nodes: known.nodes, path: known.path, extensions: { ...known.extensions, code: ErrorCode.BadUserInput } });
-        if (known) return known;
+        if (known) {
+          // A client sees the code, the field map and nothing else (Yoga puts JSON.parse's own message in `originalError`);
+          // `http` is Yoga's status instruction, never sent. graphql-js's errors without a code are about the variables.
+          const { code = ErrorCode.BadUserInput, errors, http } = known.extensions as { code?: string; errors?: unknown; http?: unknown };
+          return new GraphQLError(known.message, { nodes: known.nodes, path: known.path, extensions: { code, ...(errors ? { errors } : {}), ...(http ? { http } : {}) } });
+        }
         logError(currentRequestId(), raised.originalError ?? raised, raised.path?.join('.') ?? 'graphql');
         return new GraphQLError('Server error.', { path: raised.path, extensions: { code: ErrorCode.Internal } });
       },

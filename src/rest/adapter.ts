@@ -1,6 +1,6 @@
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import { ErrorCode, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
+import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
 import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
 import { jsonValueErrors } from '../validation/json-values.js';
@@ -15,11 +15,21 @@ interface CompiledRoute extends RestRoute {
   compiled: CompiledDocument;
 }
 
-const STATUS_BY_CODE: Record<string, number> = {
+/**
+ * The REST status of every error code. A route's document is ours and checked at start,
+ * so a request or document error on a REST route is our bug: a 500, logged.
+ */
+const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
   [ErrorCode.Unauthenticated]: 401,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.BadUserInput]: 422,
   [ErrorCode.RateLimited]: 429,
+  [ErrorCode.Internal]: 500,
+  [ErrorCode.BadRequest]: 500,
+  [ErrorCode.LimitExceeded]: 500,
+  [ErrorCode.ParseFailed]: 500,
+  [ErrorCode.ValidationFailed]: 500,
+  [ErrorCode.OperationResolutionFailure]: 500,
 };
 
 const defaultStatus = (method: RestRoute['method']) => (method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200);
@@ -178,9 +188,9 @@ function unprocessable(error: GraphQLError): Outcome {
 function errorOutcome(raised: GraphQLError, requestId: string, route: RestRoute): Outcome {
   const error = contractError(raised);
   const code = error && codeOf(error);
-  const status = code ? STATUS_BY_CODE[code] : undefined;
+  const status = code ? STATUS_BY_CODE[code as ErrorCodeValue] : undefined;
   if (status === 422) return unprocessable(error!);
-  if (status) return { status, body: errorBody(error!.message) };
+  if (status && status < 500) return { status, body: errorBody(error!.message) };
   logError(requestId, raised, `${route.method} ${route.path}`);
   return { status: 500, body: errorBody('Server error.') };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOG_LEVELS } from './log.js';
 
 const flag = z
   .enum(['true', 'false', '1', '0'])
@@ -42,8 +43,8 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(1).default(10),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
   KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(1).default(5),
-  // One access-log line per request on stdout.
-  LOG_REQUESTS: flag.default(true),
+  // info: an access-log line per request on stdout, errors on stderr; warn or error: errors only.
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
 });

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { setLogLevel } from './log.js';
 import { createApp } from './server.js';
 
 export interface RunningServer {
@@ -13,7 +14,7 @@ export interface RunningServer {
 }
 
 export type ListenConfig = Pick<Config, 'HOST' | 'PORT' | 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS' | 'LOG_REQUESTS' | 'CORS_ORIGINS'>>;
+  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS' | 'LOG_LEVEL' | 'CORS_ORIGINS'>>;
 
 /**
  * Node answers malformed requests, oversized headers (431) and requests that take too
@@ -32,6 +33,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 }
 
 export async function listen(database: Database, config: ListenConfig): Promise<RunningServer> {
+  setLogLevel(config.LOG_LEVEL ?? 'info');
   const server = createServer(
     {
       headersTimeout: (config.HEADERS_TIMEOUT_SECONDS ?? 10) * 1000,

@@ -8,7 +8,8 @@ import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
 import { currentRequestFacts, inRequestScope, noteRequest } from './http/request-scope.js';
-import { errorBody, json, logError, logRequest } from './http/responses.js';
+import { errorBody, json } from './http/responses.js';
+import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
 
@@ -37,7 +38,7 @@ function withoutBody(response: Response): Response {
 }
 
 /** One handler for everything: /healthz, /graphql and /api/v1. */
-export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'LOG_REQUESTS' | 'CORS_ORIGINS'>>) {
+export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'CORS_ORIGINS'>>) {
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
@@ -84,12 +85,10 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.
     if (sentBody(request) && !request.bodyUsed) response.headers.set('Connection', 'close');
-    if (config.LOG_REQUESTS ?? true) {
-      const facts = currentRequestFacts();
-      const path = new URL(request.url).pathname;
-      const route = facts?.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
-      logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts?.workspaceId });
-    }
+    const facts = currentRequestFacts();
+    const path = new URL(request.url).pathname;
+    const route = facts?.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
+    logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts?.workspaceId });
     return response;
   }
 }

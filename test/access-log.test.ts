@@ -1,10 +1,14 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { freshDatabase } from './support/fresh-database.js';
+import { startProcess } from './support/process.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 
 let app: TestApp;
 let api: Client;
 beforeAll(async () => {
-  app = await startApp({ server: { LOG_REQUESTS: true } });
+  app = await startApp({ server: { LOG_LEVEL: 'info' } });
   api = await newClient(app);
 });
 afterAll(() => app.close());
@@ -47,4 +51,23 @@ describe('the access log', () => {
     expect(text).not.toContain('secret-term');
     expect(text).not.toContain(created.id);
   });
+
+  it('follows LOG_LEVEL: warn drops the access log; an unknown level stops the start', async () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(loadConfig({}).LOG_LEVEL).toBe('info');
+    const db = await freshDatabase();
+    const quiet = await startProcess({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
+    try {
+      const key = /\b(sg_[0-9A-Za-z]{32,})\b/.exec(quiet.output())![1]!;
+      await send(`${quiet.url}/api/v1/users`, 'GET', { headers: { 'X-Api-Key': key } });
+      await send(`${quiet.url}/nowhere`, 'GET');
+      const output = quiet.output();
+      expect(output).not.toContain('"duration_ms"');
+    } finally {
+      quiet.child.kill('SIGTERM');
+      await once(quiet.child, 'exit');
+      await db.drop();
+    }
+  });
 });
+

@@ -2,7 +2,8 @@ import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, exec
 import type { Context } from '../graphql/context.js';
 import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
-import { errorBody, json, logError, readJsonBody } from '../http/responses.js';
+import { errorBody, json, readJsonBody } from '../http/responses.js';
+import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import { noteRequest } from '../http/request-scope.js';
 import { coerceVariables } from './coerce.js';

@@ -21,7 +21,7 @@ export async function startApp(options: { rateLimitPerMinute?: number; databaseU
   const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
   const database = await openDatabase(target);
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
-  const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_REQUESTS: false, CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
+  const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
   const running = await listen(database, config);
   return {
     url: running.url,

@@ -12,6 +12,8 @@ import { errorBody, json } from './http/responses.js';
 import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
+import { openApiDocument } from './openapi/index.js';
+import { DOCS_PATH, OPENAPI_PATH, createApiDocs } from './openapi/serve.js';
 
 /** A client's request id is echoed when it is short plain text; otherwise one is made. */
 function requestIdOf(request: Request): string {
@@ -43,6 +45,7 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
   const cors = createCors(config.CORS_ORIGINS ?? []);
+  const apiDocs = createApiDocs(openApiDocument());
 
   return createServerAdapter((request: Request) => {
     const requestId = requestIdOf(request);
@@ -65,7 +68,9 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
       } else if (path === '/graphql') {
         // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, requestId);
-      } else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
+      } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request);
+      else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path);
+      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
       // A client that went away (or was cut off by a timeout) mid-body is not a server failure; nobody reads this answer.

@@ -278,11 +278,14 @@ describe('tickets', () => {
 
   it('serves the same rules over GraphQL', async () => {
     const api = await newClient(app);
-    const bad = await api.graphql('mutation { createTicket(input: { title: "" }) { id } }');
+    // A required field left out is GraphQL's own refusal (the schema marks it); a present but invalid one is the field map.
+    const untyped = await api.graphql('mutation { createTicket(input: { title: "" }) { id } }');
+    expect(untyped.body.errors[0].extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
+    const bad = await api.graphql('mutation { createTicket(input: { title: "", ticketStatusId: "01JUNKJUNKJUNKJUNKJUNKJUNK" }) { id } }');
     expect(bad.status).toBe(200);
     expect(bad.body.errors[0].extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
-      errors: { title: ['The title field is required.'], ticket_status_id: ['The ticket status id field is required.'] },
+      errors: { title: ['The title field is required.'], ticket_status_id: ['The selected ticket status id is invalid.'] },
     });
     const s = await api.graphql('mutation { createTicketStatus(input: { name: "New" }) { id order isClosed } }');
     expect(s.body.data.createTicketStatus).toMatchObject({ order: 0, isClosed: false });

@@ -67,20 +67,61 @@ export interface Caller {
 
 // last_used_at is a hint, not an audit log: write it at most once a minute per key.
 const LAST_USED_EVERY_MS = 60_000;
-const lastUsedWritten = new Map<string, number>();
 
-/** The workspace behind a key, or null for a missing, malformed, unknown or revoked key. */
-export async function authenticate(prisma: Db, key: string | null): Promise<Caller | null> {
-  if (!key || !KEY_SHAPE.test(key)) return null;
-  const row = await prisma.apiKey.findUnique({
-    where: { hash: hashKey(key) },
-    select: { id: true, revokedAt: true, workspace: { select: { id: true, defaultCurrency: true } } },
-  });
-  if (!row || row.revokedAt) return null;
-  const now = Date.now();
-  if ((lastUsedWritten.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
-    lastUsedWritten.set(row.id, now);
-    await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
-  }
-  return { keyId: row.id, workspace: row.workspace };
+/** How long a process trusts what it read about a key: a revoked key is refused everywhere within this. */
+export const KEY_RECHECK_MS = 2_000;
+/** Keys remembered per process; past it the oldest are forgotten (and simply read again). */
+const KEYS_REMEMBERED = 10_000;
+
+interface Remembered {
+  caller: Caller;
+  checkedAt: number;
+  /** The lookup under way once the entry is stale, shared by every request that finds it so. */
+  refresh?: Promise<Caller | null>;
 }
+
+/**
+ * The workspace behind a key, or null for a missing, malformed, unknown or revoked key.
+ * A valid key's answer is kept for KEY_RECHECK_MS, so the hot path costs no database
+ * round trip; after that the next request reads it again (one lookup per key, however
+ * many requests arrive at once). Unknown keys are never remembered: memory stays
+ * bounded by the real keys, and each guess costs one indexed lookup.
+ */
+export function createAuthenticator(prisma: Db, recheckMs = KEY_RECHECK_MS) {
+  const remembered = new Map<string, Remembered>();
+  const lastUsedWritten = new Map<string, number>();
+
+  async function lookUp(hash: string): Promise<Caller | null> {
+    const row = await prisma.apiKey.findUnique({
+      where: { hash },
+      select: { id: true, revokedAt: true, workspace: { select: { id: true, defaultCurrency: true } } },
+    });
+    if (!row || row.revokedAt) {
+      remembered.delete(hash);
+      return null;
+    }
+    const now = Date.now();
+    if ((lastUsedWritten.get(row.id) ?? 0) + LAST_USED_EVERY_MS < now) {
+      lastUsedWritten.set(row.id, now);
+      await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+    }
+    const caller = { keyId: row.id, workspace: row.workspace };
+    if (remembered.size >= KEYS_REMEMBERED) remembered.delete(remembered.keys().next().value!);
+    remembered.set(hash, { caller, checkedAt: now });
+    return caller;
+  }
+
+  return async function authenticate(key: string | null): Promise<Caller | null> {
+    if (!key || !KEY_SHAPE.test(key)) return null;
+    const hash = hashKey(key);
+    const entry = remembered.get(hash);
+    if (!entry) return lookUp(hash);
+    if (Date.now() - entry.checkedAt < recheckMs) return entry.caller;
+    entry.refresh ??= lookUp(hash).finally(() => {
+      entry.refresh = undefined;
+    });
+    return entry.refresh;
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

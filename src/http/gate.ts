@@ -1,4 +1,4 @@
-import { authenticate } from '../auth/api-keys.js';
+import { createAuthenticator } from '../auth/api-keys.js';
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
@@ -15,6 +15,7 @@ export type Admission =
  */
 export function createGate(database: Database, rateLimitPerMinute: number) {
   const limiter = new RateLimiter(rateLimitPerMinute);
+  const authenticate = createAuthenticator(database.prisma);
   // A scoped client is a cheap view over the one connection pool; keep one per workspace
   // rather than extending the client on every request.
   const scoped = new Map<string, Context['db']>();
@@ -28,7 +29,7 @@ export function createGate(database: Database, rateLimitPerMinute: number) {
     return db;
   };
   return async function admit(request: Request, requestId: string): Promise<Admission> {
-    const caller = await authenticate(database.prisma, request.headers.get('x-api-key'));
+    const caller = await authenticate(request.headers.get('x-api-key'));
     if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
     const headers: Record<string, string> = {};
     if (limiter.limit > 0) {

@@ -31,9 +31,13 @@ builder.mutationFields((t) => ({
     type: Workspace,
     description: "Changes the calling key's workspace settings.",
     args: { input: t.arg({ type: UpdateWorkspaceInputType, required: true }) },
-    resolve: (query, _root, { input }, ctx) => {
+    resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(UpdateWorkspaceInput, input, ctx);
-      return ctx.db.workspace.update({ ...query, where: { id: ctx.workspace.id }, data });
+      const updated = await ctx.db.workspace.update({ ...query, where: { id: ctx.workspace.id }, data });
+      // ctx.workspace is what this process remembers about the key (src/auth/api-keys.ts): its
+      // next requests see the change at once; other keys and processes within KEY_RECHECK_MS.
+      ctx.workspace.defaultCurrency = updated.defaultCurrency;
+      return updated;
     },
   }),
 }));

@@ -8,7 +8,7 @@ import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
 import { currentRequestFacts, inRequestScope, noteRequest } from './http/request-scope.js';
-import { errorBody, json } from './http/responses.js';
+import { bodyDrained, errorBody, json } from './http/responses.js';
 import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
@@ -89,7 +89,7 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     if (head) response = withoutBody(response);
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.
-    if (sentBody(request) && !request.bodyUsed) response.headers.set('Connection', 'close');
+    if (sentBody(request) && !bodyDrained(request)) response.headers.set('Connection', 'close');
     const facts = currentRequestFacts();
     const path = new URL(request.url).pathname;
     const route = facts?.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');

@@ -82,6 +82,14 @@ describe('HTTP limits', () => {
     expect(raw.toLowerCase()).toContain('connection: close');
   });
 
+  it('keeps the connection open after a request whose body it read: a REST write, a GraphQL POST', async () => {
+    const headers = { 'X-Api-Key': key };
+    const created = await send(`${app.url}/api/v1/users`, 'POST', { headers, body: { name: 'K', email: 'keep-alive@example.com' } });
+    expect([created.status, created.headers.get('connection')]).toEqual([201, 'keep-alive']);
+    const graphql = await send(`${app.url}/graphql`, 'POST', { headers, body: { query: '{ users { total } }' } });
+    expect([graphql.status, graphql.headers.get('connection')]).toEqual([200, 'keep-alive']);
+  });
+
   it('keeps the connection open after a request that sent no body (a DELETE, a preflight), even unread', async () => {
     const answered = await send(`${app.url}/api/v1/products/01JUNKJUNKJUNKJUNKJUNKJUNK`, 'DELETE', { headers: { 'X-Api-Key': key } });
     expect([answered.status, answered.headers.get('connection')]).toEqual([404, 'keep-alive']);

@@ -21,6 +21,12 @@ const DRAIN_BYTES = 8 * MAX_BODY_BYTES;
  * A request's body bytes, at most 1 MiB whatever the transfer encoding: a declared
  * `Content-Length` over it is refused at once; a chunked body is counted as it streams.
  */
+// Requests whose body was read to the end (the Request's own `bodyUsed` stays false when its stream is iterated).
+const drained = new WeakSet<Request>();
+
+/** Whether the whole body was read, so the connection is ready for the next request. */
+export const bodyDrained = (request: Request) => drained.has(request);
+
 export async function readBody(request: Request): Promise<{ ok: true; bytes: Buffer } | typeof TOO_LARGE> {
   if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return TOO_LARGE;
   const chunks: Uint8Array[] = [];
@@ -32,6 +38,7 @@ export async function readBody(request: Request): Promise<{ ok: true; bytes: Buf
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     }
   }
+  drained.add(request);
   return size > MAX_BODY_BYTES ? TOO_LARGE : { ok: true, bytes: Buffer.concat(chunks) };
 }
 

@@ -1,0 +1,422 @@
+// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>]
+//
+// Starts the service (src/main.ts) and a bare-Prisma server (bare-prisma-server.ts) as
+// separate processes on a fresh seeded database, loads both from this process with
+// autocannon, and prints a Markdown table (progress goes to stderr). Never part of npm test.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import pg from 'pg';
+import { resolveDatabase } from '../../src/db/database-url.js';
+import { applyMigrations } from '../../src/db/migrate.js';
+import { type RequestShape, type Sample, measure, stopLoad } from './load.js';
+import { type ServerProcess, startServer } from './processes.js';
+import { SEED, seed } from './seed.js';
+
+const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>]
+  --database     a postgresql:// admin URL (a database bench_<random> is made in it and dropped
+                 afterwards), or file:<path> for a new SQLite file kept afterwards;
+                 default: a SQLite file in a temporary folder
+  --duration     seconds per measurement (default 8)
+  --rounds       rounds of every measurement, medians reported (default 3)
+  --connections  concurrent connections of the load (default 50)`;
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      database: { type: 'string' },
+      duration: { type: 'string', default: '8' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '50' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const duration = Number(values.duration);
+  const rounds = Number(values.rounds);
+  const connections = Number(values.connections);
+  if (!(duration > 0)) throw new Error(`--duration must be a positive number of seconds\n${USAGE}`);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number from 1\n${USAGE}`);
+  if (!Number.isInteger(connections) || connections < 1) throw new Error(`--connections must be a whole number from 1\n${USAGE}`);
+  return { database: values.database, duration, rounds, connections };
+}
+
+interface Scratch {
+  url: string;
+  provider: 'sqlite' | 'postgresql';
+  describe: string;
+  drop(): Promise<void>;
+  /** What can be undone synchronously on exit (the temp folder). */
+  dropNow(): void;
+  /** What a forced exit leaves behind. */
+  leftover?: string;
+}
+
+/** A fresh database: a SQLite file in a temp folder, or bench_<random> on a PostgreSQL server. */
+async function scratchDatabase(given: string | undefined): Promise<Scratch> {
+  if (given === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'salesgraph-bench-'));
+    const remove = () => rmSync(dir, { recursive: true, force: true });
+    return { url: `file:${join(dir, 'bench.db')}`, provider: 'sqlite', describe: 'SQLite (temporary file)', drop: async () => remove(), dropNow: remove };
+  }
+  const target = resolveDatabase(given);
+  if (target.provider === 'sqlite') {
+    if (existsSync(target.file)) throw new Error(`${target.file} exists: the benchmark wants a new SQLite file`);
+    return { url: given, provider: 'sqlite', describe: `SQLite (${target.file}, kept)`, drop: async () => {}, dropNow: () => {} };
+  }
+  const name = `bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: given });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(given);
+  url.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    url: url.toString(),
+    provider: 'postgresql',
+    describe: `PostgreSQL (scratch database ${name} on ${url.host})`,
+    drop: async () => {
+      if (dropped) return;
+      dropped = true;
+      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      progress(`dropped database ${name}`);
+    },
+    dropNow: () => {},
+    leftover: `the database ${name} on ${url.host}`,
+  };
+}
+
+// ---- what is measured --------------------------------------------------------------
+
+const PER_PAGE = 15;
+const DEALS_PER_PAGE = 100;
+const PRODUCT_FIELDS = 'id name sku type description price cost currency unit taxRate isActive createdAt updatedAt';
+const DEALS_QUERY = `query ($page: Int) { deals(page: $page, perPage: ${DEALS_PER_PAGE}) { data { id name stage { name } user { name } contacts { email } products { name } } } }`;
+
+const cycle = <T>(items: T[]) => {
+  let i = 0;
+  return () => items[i++ % items.length]!;
+};
+const pages = (count: number, perPage: number) => Array.from({ length: Math.ceil(count / perPage) }, (_, i) => i + 1);
+
+interface Measurement {
+  label: string;
+  shape: RequestShape;
+  /** The bare server's measurement shown beside this one, by label. */
+  bare?: string;
+}
+
+function measurements(productIds: string[], runId: string): { service: Measurement[]; bare: Measurement[] } {
+  const productId = cycle(productIds);
+  const productPage = cycle(pages(productIds.length, PER_PAGE));
+  const dealPage = cycle(pages(SEED.deals, DEALS_PER_PAGE));
+  let contact = 0;
+  const byId: RequestShape = { method: 'GET', path: () => `/api/v1/products/${productId()}` };
+  const list: RequestShape = { method: 'GET', path: () => `/api/v1/products?page=${productPage()}` };
+  const BY_ID = 'REST `GET /api/v1/products/{id}`';
+  const LIST = 'REST `GET /api/v1/products?page=N`';
+  return {
+    service: [
+      { label: BY_ID, shape: byId, bare: BY_ID },
+      { label: LIST, shape: list, bare: LIST },
+      {
+        label: 'GraphQL `product(id)`',
+        bare: BY_ID,
+        shape: {
+          method: 'POST',
+          graphql: true,
+          path: () => '/graphql',
+          body: () => JSON.stringify({ query: `query ($id: ID!) { product(id: $id) { ${PRODUCT_FIELDS} } }`, variables: { id: productId() } }),
+        },
+      },
+      {
+        label: `GraphQL \`deals(perPage: ${DEALS_PER_PAGE})\` with stage, user, contacts, products`,
+        shape: { method: 'POST', graphql: true, path: () => '/graphql', body: () => JSON.stringify({ query: DEALS_QUERY, variables: { page: dealPage() } }) },
+      },
+      {
+        label: 'REST `POST /api/v1/contacts` (write)',
+        shape: {
+          method: 'POST',
+          path: () => '/api/v1/contacts',
+          body: () => JSON.stringify({ first_name: 'Bench', last_name: 'Load', email: `bench-${runId}-${(contact += 1)}@bench.example` }),
+        },
+      },
+    ],
+    bare: [
+      { label: BY_ID, shape: byId },
+      { label: LIST, shape: list },
+    ],
+  };
+}
+
+// ---- sanity checks before the load -------------------------------------------------
+
+async function call(base: string, key: string, shape: RequestShape): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${shape.path()}`, {
+    method: shape.method,
+    headers: { 'X-Api-Key': key, ...(shape.body ? { 'Content-Type': 'application/json' } : {}) },
+    body: shape.body?.(),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // left as text
+  }
+  return { status: response.status, body };
+}
+
+/** One request of every kind answers as expected, and the bare server answers what the service does. */
+async function check(service: ServerProcess, bare: ServerProcess, key: string, productIds: string[]) {
+  const fail = (what: string, got: unknown) => {
+    throw new Error(`sanity check failed: ${what}: ${JSON.stringify(got).slice(0, 500)}`);
+  };
+  const id = productIds[1]!;
+  const one: RequestShape = { method: 'GET', path: () => `/api/v1/products/${id}` };
+  const page: RequestShape = { method: 'GET', path: () => '/api/v1/products?page=2' };
+  for (const shape of [one, page]) {
+    const [a, b] = await Promise.all([call(service.url, key, shape), call(bare.url, key, shape)]);
+    if (a.status !== 200) fail(`service GET ${shape.path()}`, a);
+    if (b.status !== 200) fail(`bare GET ${shape.path()}`, b);
+    if (!isDeepStrictEqual(a.body, b.body)) {
+      progress(`warning: the bare server's answer to GET ${shape.path()} differs from the service's:\n  service ${JSON.stringify(a.body).slice(0, 400)}\n  bare    ${JSON.stringify(b.body).slice(0, 400)}`);
+    }
+  }
+  const product = await call(service.url, key, {
+    method: 'POST',
+    path: () => '/graphql',
+    body: () => JSON.stringify({ query: `query ($id: ID!) { product(id: $id) { ${PRODUCT_FIELDS} } }`, variables: { id } }),
+  });
+  if (product.status !== 200 || product.body?.data?.product?.id !== id) fail('GraphQL product(id)', product);
+  const deals = await call(service.url, key, { method: 'POST', path: () => '/graphql', body: () => JSON.stringify({ query: DEALS_QUERY, variables: { page: 1 } }) });
+  const data = deals.body?.data?.deals?.data as { stage?: unknown; user?: unknown; contacts: unknown[]; products: unknown[] }[] | undefined;
+  if (deals.status !== 200 || deals.body?.errors || data?.length !== DEALS_PER_PAGE) fail('GraphQL deals', deals);
+  if (!data!.every((d) => d.stage && d.user && d.contacts.length === 2 && d.products.length === 2)) fail('GraphQL deals relations', data![0]);
+}
+
+// ---- report ------------------------------------------------------------------------
+
+interface Figures {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  errors: number;
+  requests: number;
+  closed: number;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const medians = (samples: Sample[]): Figures => ({
+  perSecond: median(samples.map((s) => s.perSecond)),
+  p50: median(samples.map((s) => s.p50)),
+  p99: median(samples.map((s) => s.p99)),
+  cpuMsPerRequest: median(samples.map((s) => s.cpuMsPerRequest)),
+  errors: samples.reduce((n, s) => n + s.errors, 0),
+  requests: samples.reduce((n, s) => n + s.requests, 0),
+  closed: samples.reduce((n, s) => n + s.closed, 0),
+});
+const rate = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const cpu = (n: number) => (n >= 10 ? n.toFixed(1) : n >= 1 ? n.toFixed(2) : n.toFixed(3));
+const times = (n: number) => `${n.toFixed(2)}×`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+function table(rows: { label: string; service: Figures; bare?: Figures }[]): string {
+  const head = [
+    'measurement',
+    'service req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU ms/req',
+    'bare req/s',
+    'bare p50 ms',
+    'bare p99 ms',
+    'bare CPU ms/req',
+    'req/s service/bare',
+    'CPU/req service/bare',
+    'errors',
+  ];
+  const lines = [`| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`];
+  for (const { label, service: s, bare: b } of rows) {
+    const cells = [label, rate(s.perSecond), ms(s.p50), ms(s.p99), cpu(s.cpuMsPerRequest)];
+    cells.push(...(b ? [rate(b.perSecond), ms(b.p50), ms(b.p99), cpu(b.cpuMsPerRequest)] : ['–', '–', '–', '–']));
+    cells.push(b && b.perSecond > 0 ? times(s.perSecond / b.perSecond) : '–', b && b.cpuMsPerRequest > 0 ? times(s.cpuMsPerRequest / b.cpuMsPerRequest) : '–');
+    cells.push(b ? `${s.errors} / ${b.errors}` : String(s.errors));
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Answers that ended their connection: each following request on it pays for a new TCP connection. */
+function closedNote(rows: { label: string; service: Figures; bare?: Figures }[]): string[] {
+  const closing = rows.filter((r) => r.service.closed > 0);
+  if (closing.length === 0) return [];
+  const list = closing.map((r) => `${r.label} (${r.service.closed.toLocaleString('en-US')} of ${r.service.requests.toLocaleString('en-US')})`).join(', ');
+  return [`The service answered with \`Connection: close\`, so the load reconnected, in: ${list}.`, ''];
+}
+
+// ---- the run -----------------------------------------------------------------------
+
+const servers: ServerProcess[] = [];
+let scratch: Scratch | undefined;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+/** Stops both servers, then drops the scratch database (or removes the temp folder); runs once. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all(servers.map((s) => s.stop().catch(() => s.killNow())));
+    await scratch?.drop().catch((error: Error) => progress(`could not drop the scratch database: ${error.message}`));
+  })();
+  return cleaning;
+}
+
+// A Ctrl-C reaches this process twice, straight from the terminal and relayed by tsx's
+// launcher: only a signal well after the first one means "stop waiting".
+let firstSignalAt = 0;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) {
+      if (performance.now() - firstSignalAt < 2000) return;
+      for (const s of servers) s.killNow();
+      scratch?.dropNow();
+      if (scratch?.leftover) progress(`forced exit: ${scratch.leftover} may remain`);
+      process.exit(130);
+    }
+    interrupted = true;
+    firstSignalAt = performance.now();
+    progress(`\n${signal}: stopping the load and the servers, removing the scratch database (${signal} again to force)`);
+    stopLoad();
+    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+process.on('exit', () => {
+  for (const s of servers) s.killNow();
+  scratch?.dropNow();
+});
+
+async function main(): Promise<number> {
+  const opts = options();
+  scratch = await scratchDatabase(opts.database);
+  const target = resolveDatabase(scratch.url);
+  progress(`database: ${scratch.describe}`);
+  await applyMigrations(target);
+  const started = performance.now();
+  const seeded = await seed(target);
+  progress(`seeded ${SEED.products} products, ${SEED.users} users, 1 pipeline of ${SEED.stages} stages, ${SEED.contacts} contacts, ${SEED.deals} deals (2 contacts, 2 products each) in ${Math.round(performance.now() - started)} ms`);
+
+  const service = await startServer('service', 'src/main.ts', { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+  servers.push(service);
+  const bare = await startServer('bare', 'scripts/bench/bare-prisma-server.ts', {
+    DATABASE_URL: scratch.url,
+    BENCH_API_KEY: seeded.key,
+    BENCH_WORKSPACE_ID: seeded.workspaceId,
+  });
+  servers.push(bare);
+  progress(`service on ${service.url} (pid ${service.pid}), bare-Prisma server on ${bare.url} (pid ${bare.pid})`);
+  await check(service, bare, seeded.key, seeded.productIds);
+
+  const runId = randomBytes(4).toString('hex');
+  const plan = measurements(seeded.productIds, runId);
+  const load = { connections: opts.connections, seconds: opts.duration };
+  const samples = new Map<string, Sample[]>();
+  const problems: string[] = [];
+  const record = (key: string, who: string, sample: Sample) => {
+    samples.set(key, [...(samples.get(key) ?? []), sample]);
+    if (sample.problems.length) problems.push(`${who}: ${sample.problems.join('; ')}`);
+  };
+  const bareFor = (name: string) => plan.bare.find((m) => m.label === name)!;
+
+  // Warm-up (JIT, statement caches, connection pools): one second of each, not recorded.
+  progress('warming up');
+  for (const m of plan.service) {
+    if (interrupted) return 130;
+    await measure(service, seeded.key, m.shape, { ...load, seconds: Math.min(1, opts.duration) });
+  }
+  for (const m of plan.bare) {
+    if (interrupted) return 130;
+    await measure(bare, seeded.key, m.shape, { ...load, seconds: Math.min(1, opts.duration) });
+  }
+
+  for (let round = 1; round <= opts.rounds; round += 1) {
+    const measured = new Set<string>();
+    for (const m of plan.service) {
+      const steps: [ServerProcess, Measurement, string][] = [[service, m, `service ${m.label}`]];
+      if (m.bare && !measured.has(m.bare)) {
+        measured.add(m.bare);
+        steps.push([bare, bareFor(m.bare), `bare ${m.bare}`]);
+      }
+      for (const [server, measurement, key] of steps) {
+        if (interrupted) return 130;
+        const sample = await measure(server, seeded.key, measurement.shape, load);
+        record(key, `round ${round}, ${server.label} ${measurement.label}`, sample);
+        progress(
+          `[round ${round}/${opts.rounds}] ${server.label.padEnd(7)} ${measurement.label}: ${rate(sample.perSecond)} req/s, p50 ${ms(sample.p50)} ms, p99 ${ms(sample.p99)} ms, ${cpu(sample.cpuMsPerRequest)} ms CPU/req (${sample.requests} answers in ${sample.seconds} s${sample.closed ? `, ${sample.closed} with Connection: close` : ''})${sample.errors ? `, ${sample.errors} errors` : ''}`,
+        );
+      }
+    }
+  }
+  const rss = { service: service.rssBytes(), bare: bare.rssBytes() };
+
+  const rows = plan.service.map((m) => ({
+    label: m.label,
+    service: medians(samples.get(`service ${m.label}`)!),
+    bare: m.bare ? medians(samples.get(`bare ${m.bare}`)!) : undefined,
+  }));
+  const out = [
+    `## Salesgraph benchmark`,
+    '',
+    `${scratch.describe}; ${opts.connections} connections, ${opts.duration} s per measurement, ${opts.rounds} round(s), medians; Node ${process.version}, ${availableParallelism()} CPUs. ` +
+      `Seed: ${SEED.products} products, ${SEED.users} users, ${SEED.stages} stages, ${SEED.contacts} contacts, ${SEED.deals} deals with 2 contacts and 2 products each.`,
+    '',
+    table(rows),
+    '',
+    'CPU ms/req: user + system CPU time of the server process (/proc/<pid>/stat) over the measurement, divided by the requests answered. ' +
+      "Bare: node:http + the project's Prisma client, key compared in memory; its figures beside GraphQL `product(id)` are its `GET /api/v1/products/{id}`. " +
+      'Errors: non-2xx answers, socket errors and GraphQL answers with errors, over all rounds (service / bare). ' +
+      "Latency: from sending a request to its whole answer, as seen by the load generator, leaving out each connection's first request (they all open at once and queue to be accepted).",
+    '',
+    ...closedNote(rows),
+    '| process | VmRSS after the load |',
+    '| --- | ---: |',
+    `| service (\`src/main.ts\`) | ${mb(rss.service)} |`,
+    `| bare-Prisma server | ${mb(rss.bare)} |`,
+    '',
+  ];
+  process.stdout.write(out.join('\n'));
+  if (problems.length) {
+    progress(`\nerrors during the load:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+let code: number;
+try {
+  code = await main();
+} catch (error) {
+  code = interrupted ? 130 : 1;
+  if (!interrupted) progress(`bench failed: ${(error as Error).stack ?? error}`);
+}
+await cleanup();
+process.exit(code);

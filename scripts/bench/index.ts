@@ -8,15 +8,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
-import pg from 'pg';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
+import { scratchDatabase as scratchPostgres } from '../../test/support/scratch-database.js';
 import { type RequestShape, type Sample, measure, stopLoad } from './load.js';
 import { type ServerProcess, startServer } from './processes.js';
 import { SEED, seed } from './seed.js';
 
 const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>]
-  --database     a postgresql:// admin URL (a database bench_<random> is made in it and dropped
+  --database     a postgresql:// admin URL (a database salesgraph_bench_... is made in it and dropped
                  afterwards), or file:<path> for a new SQLite file kept afterwards;
                  default: a SQLite file in a temporary folder
   --duration     seconds per measurement (default 8)
@@ -59,7 +59,7 @@ interface Scratch {
   leftover?: string;
 }
 
-/** A fresh database: a SQLite file in a temp folder, or bench_<random> on a PostgreSQL server. */
+/** A fresh database: a SQLite file in a temp folder, or a scratch database on a PostgreSQL server (the tests' own helper). */
 async function scratchDatabase(given: string | undefined): Promise<Scratch> {
   if (given === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'salesgraph-bench-'));
@@ -71,28 +71,18 @@ async function scratchDatabase(given: string | undefined): Promise<Scratch> {
     if (existsSync(target.file)) throw new Error(`${target.file} exists: the benchmark wants a new SQLite file`);
     return { url: given, provider: 'sqlite', describe: `SQLite (${target.file}, kept)`, drop: async () => {}, dropNow: () => {} };
   }
-  const name = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: given });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(given);
-  url.pathname = `/${name}`;
+  const created = await scratchPostgres('postgresql', given, 'bench');
+  const url = new URL(created.url);
+  const name = url.pathname.slice(1);
   let dropped = false;
   return {
-    url: url.toString(),
+    url: created.url,
     provider: 'postgresql',
     describe: `PostgreSQL (scratch database ${name} on ${url.host})`,
     drop: async () => {
       if (dropped) return;
       dropped = true;
-      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await created.drop();
       progress(`dropped database ${name}`);
     },
     dropNow: () => {},

@@ -57,8 +57,8 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     let response: Response;
     const head = request.method === 'HEAD';
     const preflight = isPreflight(request);
+    const path = new URL(request.url).pathname;
     try {
-      const path = new URL(request.url).pathname;
       // Preflights carry no key: answered here, whatever the path, before any route or key check.
       if (preflight) {
         noteRequest({ route: 'CORS preflight' });
@@ -91,7 +91,6 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     // request on a kept-alive connection: close it instead.
     if (sentBody(request) && !bodyDrained(request)) response.headers.set('Connection', 'close');
     const facts = currentRequestFacts();
-    const path = new URL(request.url).pathname;
     const route = facts?.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
     logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts?.workspaceId });
     return response;

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { SqliteAdapterFactory } from '../src/db/sqlite-adapter.js';
 import { assembleSchema } from './prisma-generate.mjs';
 
 type Provider = 'sqlite' | 'postgresql';
@@ -36,7 +36,7 @@ async function loadEngine() {
 function adapterFor(provider: Provider) {
   const factory =
     provider === 'sqlite'
-      ? new PrismaBetterSqlite3({ url: ':memory:' })
+      ? new SqliteAdapterFactory({ file: ':memory:' })
       : new PrismaPg({ connectionString: process.env.MIGRATION_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' });
   return bindMigrationAwareSqlAdapterFactory(factory as never);
 }

@@ -1,15 +1,15 @@
-import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveDatabase } from '../src/db/database-url.js';
 import { applyMigrations, migrationFiles } from '../src/db/migrate.js';
+import { openSqliteFile } from '../src/db/sqlite-adapter.js';
 import { freshDatabase } from './support/fresh-database.js';
 
 /** Runs SQL on a database of either provider, for looking behind the applier. */
 async function sql(url: string, text: string): Promise<Record<string, unknown>[]> {
   const target = resolveDatabase(url);
   if (target.provider === 'sqlite') {
-    const db = new Sqlite(target.file);
+    const db = openSqliteFile(target.file);
     try {
       return /^\s*select/i.test(text) ? (db.prepare(text).all() as Record<string, unknown>[]) : (db.exec(text), []);
     } finally {

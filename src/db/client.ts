@@ -1,8 +1,8 @@
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
+import { SqliteAdapterFactory } from './sqlite-adapter.js';
 
 /**
  * Both generated clients have the same model API (one source of models), so the
@@ -24,7 +24,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   let prisma: Db;
   if (target.provider === 'sqlite') {
     ensureSqliteFolder(target);
-    const adapter = new PrismaBetterSqlite3({ url: target.file, timeout: 10_000 });
+    const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
     prisma = new SqliteClient({ adapter, log: [...log] }) as unknown as Db;
   } else {
     const adapter = new PrismaPg({ connectionString: target.url, max: 10 });

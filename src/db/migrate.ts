@@ -2,9 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
+import { openSqliteFile } from './sqlite-adapter.js';
 
 /**
  * Applies pending `prisma/<provider>/migrations/<name>/migration.sql` files, each in
@@ -87,7 +87,7 @@ export async function applyMigrations(target: DatabaseTarget, options: { log?: (
 
   if (target.provider === 'sqlite') {
     ensureSqliteFolder(target);
-    const db = new Sqlite(target.file, { timeout: 10_000 });
+    const db = openSqliteFile(target.file, { timeout: 10_000 });
     try {
       db.pragma('journal_mode = WAL');
       db.exec(TABLE.sqlite);

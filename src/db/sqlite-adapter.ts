@@ -1,0 +1,352 @@
+import { createRequire } from 'node:module';
+import {
+  type ArgType,
+  type ColumnType,
+  ColumnTypeEnum,
+  DriverAdapterError,
+  type IsolationLevel,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+  type SqlQuery,
+  type SqlResultSet,
+  type Transaction,
+} from '@prisma/driver-adapter-utils';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * Prisma's driver adapter for the embedded SQLite database, in place of
+ * `@prisma/adapter-better-sqlite3`, for two reasons:
+ * - better-sqlite3 12 wraps its objects in Node's raw `ObjectWrap`, which under
+ *   Node 24 aborts the process when a statement is garbage-collected outside a
+ *   JavaScript context (at exit, or on an idle GC). Release 13 is built on Node-API and
+ *   is fine, but needs Node 22 or later; Prisma's adapter imports whichever one
+ *   `better-sqlite3` resolves to. So Node 20 loads 12, and later lines load 13.
+ * - Prisma's adapter prepares every statement anew; this one keeps the prepared
+ *   statements of the service's fixed set of queries.
+ * The value conversions are the ones Prisma's SQLite adapters use, so what is stored is
+ * the same either way.
+ */
+
+const requireModule = createRequire(import.meta.url);
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+export function openSqliteFile(file: string, options?: BetterSqlite3.Options): BetterSqlite3.Database {
+  return new (sqliteModule())(file, options);
+}
+
+let loaded: typeof BetterSqlite3 | undefined;
+function sqliteModule(): typeof BetterSqlite3 {
+  if (NODE_MAJOR >= 22) return (loaded ??= requireModule('better-sqlite3-node-api'));
+  try {
+    return (loaded ??= requireModule('better-sqlite3'));
+  } catch {
+    // An optional dependency (npm goes on if its native build fails): only Node 20 needs it.
+    throw new Error('better-sqlite3 12 is not installed or did not build for this Node; run `npm rebuild better-sqlite3`, or use Node 22+');
+  }
+}
+
+/** More distinct statements than the service's queries ever produce; a bound on what raw SQL could add. */
+const STATEMENT_CACHE_SIZE = 500;
+
+interface PreparedQuery {
+  statement: BetterSqlite3.Statement;
+  columnNames: string[];
+  declaredTypes: (string | null)[];
+}
+
+class StatementCache {
+  readonly #statements = new Map<string, PreparedQuery>();
+  constructor(private readonly db: BetterSqlite3.Database) {}
+
+  get(sql: string): PreparedQuery {
+    let prepared = this.#statements.get(sql);
+    if (prepared) {
+      // Most recently used last, so eviction takes the oldest.
+      this.#statements.delete(sql);
+    } else {
+      const statement = this.db.prepare(sql);
+      const columns = statement.reader ? statement.columns() : [];
+      if (statement.reader) statement.raw(true);
+      prepared = { statement, columnNames: columns.map((c) => c.name), declaredTypes: columns.map((c) => c.type) };
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value!);
+    }
+    this.#statements.set(sql, prepared);
+    return prepared;
+  }
+
+  clear(): void {
+    this.#statements.clear();
+  }
+}
+
+const ADAPTER_NAME = 'salesgraph-sqlite';
+
+class SqliteQueryable {
+  readonly provider = 'sqlite' as const;
+  readonly adapterName = ADAPTER_NAME;
+  constructor(protected readonly statements: StatementCache) {}
+
+  async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.run(() => {
+      const { statement, columnNames, declaredTypes } = this.statements.get(query.sql);
+      const args = query.args.map((arg, i) => toSqliteValue(arg, query.argTypes[i]));
+      if (!statement.reader) {
+        statement.run(args);
+        return { columnNames: [], columnTypes: [], rows: [] };
+      }
+      const rows = statement.all(args) as unknown[][];
+      const columnTypes = columnTypesOf(declaredTypes, rows);
+      return { columnNames, columnTypes, rows: rows.map((row) => fromSqliteRow(row, columnTypes)) };
+    });
+  }
+
+  async executeRaw(query: SqlQuery): Promise<number> {
+    return this.run(() => {
+      const { statement } = this.statements.get(query.sql);
+      const args = query.args.map((arg, i) => toSqliteValue(arg, query.argTypes[i]));
+      // A statement with RETURNING is a reader; run it to the end all the same.
+      return statement.reader ? (statement.all(args), 0) : statement.run(args).changes;
+    });
+  }
+
+  protected run<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (isSqliteError(error)) throw new DriverAdapterError({ originalCode: error.code, originalMessage: error.message, ...driverErrorOf(error) });
+      throw error;
+    }
+  }
+}
+
+class SqliteTransaction extends SqliteQueryable implements Transaction {
+  // Prisma sends BEGIN/COMMIT/ROLLBACK itself; the adapter only releases the lock.
+  readonly options = { usePhantomQuery: false };
+  constructor(
+    statements: StatementCache,
+    private readonly release: () => void,
+  ) {
+    super(statements);
+  }
+  async commit(): Promise<void> {
+    this.release();
+  }
+  async rollback(): Promise<void> {
+    this.release();
+  }
+  async createSavepoint(name: string): Promise<void> {
+    await this.executeRaw({ sql: `SAVEPOINT ${name}`, args: [], argTypes: [] });
+  }
+  async rollbackToSavepoint(name: string): Promise<void> {
+    await this.executeRaw({ sql: `ROLLBACK TO ${name}`, args: [], argTypes: [] });
+  }
+  async releaseSavepoint(name: string): Promise<void> {
+    await this.executeRaw({ sql: `RELEASE SAVEPOINT ${name}`, args: [], argTypes: [] });
+  }
+}
+
+class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
+  /** One connection: transactions take turns (the tail of the queue is the last one's release). */
+  #transactionTail: Promise<void> = Promise.resolve();
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    statements: StatementCache,
+  ) {
+    super(statements);
+  }
+
+  async executeScript(script: string): Promise<void> {
+    this.run(() => this.db.exec(script));
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    if (isolationLevel && isolationLevel !== 'SERIALIZABLE') throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
+    const previous = this.#transactionTail;
+    let release!: () => void;
+    this.#transactionTail = new Promise((resolve) => (release = resolve));
+    await previous;
+    try {
+      this.run(() => this.statements.get('BEGIN').statement.run());
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return new SqliteTransaction(this.statements, release);
+  }
+
+  async dispose(): Promise<void> {
+    this.statements.clear();
+    this.db.close();
+  }
+}
+
+export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
+  readonly provider = 'sqlite' as const;
+  readonly adapterName = ADAPTER_NAME;
+  constructor(private readonly config: { file: string; busyTimeoutMs?: number }) {}
+
+  async connect(): Promise<SqlDriverAdapter> {
+    return this.open(this.config.file);
+  }
+
+  /** Prisma's schema engine diffs migrations against a throwaway database. */
+  async connectToShadowDb(): Promise<SqlDriverAdapter> {
+    return this.open(':memory:');
+  }
+
+  private open(file: string): SqlDriverAdapter {
+    const db = openSqliteFile(file, { timeout: this.config.busyTimeoutMs ?? 10_000 });
+    // Integers come back as bigint and are narrowed per value below, so none is rounded.
+    db.defaultSafeIntegers(true);
+    return new SqliteAdapter(db, new StatementCache(db));
+  }
+}
+
+// --- Values in and out ---
+
+function toSqliteValue(arg: unknown, argType: ArgType | undefined): unknown {
+  if (arg === null) return null;
+  if (typeof arg === 'boolean') return arg ? 1 : 0;
+  if (typeof arg === 'string') {
+    switch (argType?.scalarType) {
+      case 'int':
+        return Number.parseInt(arg, 10);
+      case 'float':
+      case 'decimal':
+        return Number.parseFloat(arg);
+      case 'bigint':
+        return BigInt(arg);
+      case 'bytes':
+        return Buffer.from(arg, 'base64');
+      case 'datetime':
+        return sqliteTimestamp(new Date(arg));
+    }
+  }
+  if (arg instanceof Date) return sqliteTimestamp(arg);
+  return arg;
+}
+
+/** The text form Prisma's SQLite adapters store, so rows compare as before. */
+function sqliteTimestamp(date: Date): string {
+  return date.toISOString().replace('Z', '+00:00');
+}
+
+function fromSqliteRow(row: unknown[], columnTypes: ColumnType[]): unknown[] {
+  return row.map((value, i) => {
+    const type = columnTypes[i];
+    if (typeof value === 'number' && (type === ColumnTypeEnum.Int32 || type === ColumnTypeEnum.Int64) && !Number.isInteger(value)) return Math.trunc(value);
+    if ((typeof value === 'number' || typeof value === 'bigint') && type === ColumnTypeEnum.DateTime) return new Date(Number(value)).toISOString();
+    if (typeof value === 'bigint') {
+      const asNumber = Number(value);
+      return Number.isSafeInteger(asNumber) ? asNumber : value.toString();
+    }
+    return value;
+  });
+}
+
+const DECLARED_TYPES: Record<string, ColumnType> = {
+  DECIMAL: ColumnTypeEnum.Numeric,
+  FLOAT: ColumnTypeEnum.Float,
+  DOUBLE: ColumnTypeEnum.Double,
+  'DOUBLE PRECISION': ColumnTypeEnum.Double,
+  NUMERIC: ColumnTypeEnum.Double,
+  REAL: ColumnTypeEnum.Double,
+  TINYINT: ColumnTypeEnum.Int32,
+  SMALLINT: ColumnTypeEnum.Int32,
+  MEDIUMINT: ColumnTypeEnum.Int32,
+  INT: ColumnTypeEnum.Int32,
+  INTEGER: ColumnTypeEnum.Int32,
+  SERIAL: ColumnTypeEnum.Int32,
+  INT2: ColumnTypeEnum.Int32,
+  BIGINT: ColumnTypeEnum.Int64,
+  'UNSIGNED BIG INT': ColumnTypeEnum.Int64,
+  INT8: ColumnTypeEnum.Int64,
+  DATETIME: ColumnTypeEnum.DateTime,
+  TIMESTAMP: ColumnTypeEnum.DateTime,
+  TIME: ColumnTypeEnum.Time,
+  DATE: ColumnTypeEnum.Date,
+  TEXT: ColumnTypeEnum.Text,
+  CLOB: ColumnTypeEnum.Text,
+  CHARACTER: ColumnTypeEnum.Text,
+  VARCHAR: ColumnTypeEnum.Text,
+  'VARYING CHARACTER': ColumnTypeEnum.Text,
+  NCHAR: ColumnTypeEnum.Text,
+  'NATIVE CHARACTER': ColumnTypeEnum.Text,
+  NVARCHAR: ColumnTypeEnum.Text,
+  BLOB: ColumnTypeEnum.Bytes,
+  BOOLEAN: ColumnTypeEnum.Boolean,
+  JSONB: ColumnTypeEnum.Json,
+};
+
+/** Declared column types where SQLite knows them; for expressions, the first non-null value's type. */
+function columnTypesOf(declaredTypes: (string | null)[], rows: unknown[][]): ColumnType[] {
+  return declaredTypes.map((declared, column) => {
+    const known = declared === null ? undefined : DECLARED_TYPES[declared.toUpperCase()];
+    if (known !== undefined) return known;
+    const sample = rows.find((row) => row[column] !== null)?.[column];
+    return sample === undefined ? ColumnTypeEnum.Int32 : inferredType(sample);
+  });
+}
+
+function inferredType(value: unknown): ColumnType {
+  switch (typeof value) {
+    case 'string':
+      return ColumnTypeEnum.Text;
+    case 'bigint':
+      return ColumnTypeEnum.Int64;
+    case 'boolean':
+      return ColumnTypeEnum.Boolean;
+    case 'number':
+      return ColumnTypeEnum.UnknownNumber;
+    default:
+      if (value instanceof Uint8Array || value instanceof ArrayBuffer) return ColumnTypeEnum.Bytes;
+      throw new Error(`unexpected SQLite value of type ${typeof value}`);
+  }
+}
+
+// --- Errors, as Prisma's known kinds (unique, not-null and foreign-key violations, busy) ---
+
+interface SqliteError {
+  code: string;
+  message: string;
+}
+
+function isSqliteError(error: unknown): error is SqliteError {
+  return typeof (error as SqliteError | null)?.code === 'string' && typeof (error as SqliteError).message === 'string';
+}
+
+const SQLITE_BUSY = 5;
+const UNKNOWN_CODE_PREFIX = 'UNKNOWN_SQLITE_ERROR_';
+
+function constraintFields(message: string): string[] | undefined {
+  return message
+    .split('constraint failed: ')
+    .at(1)
+    ?.split(', ')
+    .map((column) => column.split('.').pop()!);
+}
+
+function driverErrorOf(error: SqliteError): ConstructorParameters<typeof DriverAdapterError>[0] {
+  const { code, message } = error;
+  switch (code) {
+    case 'SQLITE_CONSTRAINT_UNIQUE':
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY': {
+      const fields = constraintFields(message);
+      const table = message.split('constraint failed: ').at(1)?.split(', ').at(0)?.split('.').slice(0, -1).join('.') || undefined;
+      return { kind: 'UniqueConstraintViolation', constraint: fields ? { fields } : undefined, table };
+    }
+    case 'SQLITE_CONSTRAINT_NOTNULL': {
+      const fields = constraintFields(message);
+      return { kind: 'NullConstraintViolation', constraint: fields ? { fields } : undefined };
+    }
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+    case 'SQLITE_CONSTRAINT_TRIGGER':
+      return { kind: 'ForeignKeyConstraintViolation', constraint: { foreignKey: {} } };
+  }
+  const extendedCode = code.startsWith(UNKNOWN_CODE_PREFIX) ? Number(code.slice(UNKNOWN_CODE_PREFIX.length)) : undefined;
+  if (code.startsWith('SQLITE_BUSY') || (Number.isInteger(extendedCode) && (extendedCode! & 0xff) === SQLITE_BUSY)) return { kind: 'SocketTimeout' };
+  if (message.startsWith('no such table')) return { kind: 'TableDoesNotExist', table: message.split(': ').at(1) };
+  if (message.startsWith('no such column')) return { kind: 'ColumnNotFound', column: message.split(': ').at(1) };
+  if (message.includes('has no column named ')) return { kind: 'ColumnNotFound', column: message.split('has no column named ').at(1) };
+  return { kind: 'sqlite', extendedCode: Number.isInteger(extendedCode) ? extendedCode! : 1, message };
+}

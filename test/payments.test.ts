@@ -472,8 +472,9 @@ describe('payment transactions', () => {
     const many = await countStatements(app, async () => (rows = await page()));
     expect(rows).toBe(30);
     expect(many).toBe(few);
-    // The same for 3 rows as for 30: relations load in one query each, never one per row.
-    expect(many).toBe(5);
+    // The same for 3 rows as for 30: on PostgreSQL the count and one joined query; on SQLite
+    // (no join strategy in Prisma) one query per relation, never one per row.
+    expect(many).toBe(app.provider === 'postgresql' ? 2 : 5);
   });
 });
 

@@ -214,5 +214,14 @@ describe('deals', () => {
     // The same query over 3 deals costs the same: no statement per row.
     const few = await countStatements(app, () => api.graphql(query.replace('perPage: 100', 'perPage: 3')));
     expect(few).toBe(statements);
+    // A later page finds its ids first (one statement more), then reads only those rows with their relations, in list order.
+    let later: any;
+    const deeper = await countStatements(app, async () => {
+      later = await api.graphql(query.replace('perPage: 100', 'page: 3, perPage: 30'));
+    });
+    expect(deeper).toBe(statements + 1);
+    const all = reply.body.data.deals.data.map((d: any) => d.id);
+    expect(later.body.data.deals.data.map((d: any) => d.id)).toEqual(all.slice(60, 90));
+    expect(later.body.data.deals).toMatchObject({ total: 100, data: expect.arrayContaining([expect.objectContaining({ user: { name: 'Olive' }, contacts: [{ email: 'c@example.com' }], products: [{ name: 'P' }] })]) });
   });
 });

@@ -45,6 +45,10 @@ interface Delegate {
 /**
  * One page of a model: a count and one findMany whose include/select is folded from
  * the `data` selection, so relations load in a bounded number of queries.
+ *
+ * Past page 1 the page's ids are found first, from the list's index alone, and only
+ * those rows are read with their relations: PostgreSQL's relation joins would otherwise
+ * be computed for every row the OFFSET skips.
  */
 export async function paginate<T = any>(
   delegate: Delegate,
@@ -53,10 +57,14 @@ export async function paginate<T = any>(
   info: GraphQLResolveInfo,
 ): Promise<Page<T>> {
   const query = queryFromInfo({ context: ctx, info, typeName: args.typeName, path: ['data'] });
-  const [total, data] = await Promise.all([
-    delegate.count({ where: args.where }),
-    delegate.findMany({ ...query, where: args.where, orderBy: args.orderBy, skip: (args.page - 1) * args.perPage, take: args.perPage }),
-  ]);
+  const skip = (args.page - 1) * args.perPage;
+  const rows = async () => {
+    if (skip === 0) return delegate.findMany({ ...query, where: args.where, orderBy: args.orderBy, take: args.perPage });
+    const ids = (await delegate.findMany({ select: { id: true }, where: args.where, orderBy: args.orderBy, skip, take: args.perPage })) as { id: string }[];
+    if (ids.length === 0) return [];
+    return delegate.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } }, orderBy: args.orderBy });
+  };
+  const [total, data] = await Promise.all([delegate.count({ where: args.where }), rows()]);
   return {
     currentPage: args.page,
     perPage: args.perPage,

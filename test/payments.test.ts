@@ -446,6 +446,16 @@ describe('payment transactions', () => {
     expect(await ids('?search=pi_')).toEqual([c.id, b.id, a.id]);
     expect(await ids('?search=p_')).toEqual([]);
     expect(await ids('?status=paid&search=beta')).toEqual([b.id]);
+    // Many matching link names (over the 100 the search lists by id) take the join path: same answers.
+    const acc = await account(api, 'Bulk');
+    const bulk: { id: string }[] = [];
+    for (let batch = 0; batch < 101; batch += 50) {
+      const names = Array.from({ length: Math.min(50, 101 - batch) }, (_, i) => `Bulk gold ${batch + i}`);
+      bulk.push(...(await Promise.all(names.map((name) => link(api, { name, payment_provider_account_id: acc.id })))));
+    }
+    const d = (await transaction(api, bulk[100]!, { provider_reference: 'pi_delta' })).body;
+    expect(await ids('?search=GOLD')).toEqual([d.id, c.id, a.id]);
+    expect(await ids('?search=bulk%20gold%20100')).toEqual([d.id]);
     const bad = await api.get('/payment-transactions?status=done&per_page=0');
     expect([bad.status, bad.body.errors]).toEqual([422, { status: ['The selected status is invalid.'], per_page: ['The per page field must be at least 1.'] }]);
   });

@@ -13,13 +13,13 @@ export type Db = SqliteClient;
 export interface Database {
   prisma: Db;
   target: DatabaseTarget;
-  /** Called with every SQL statement the client sends; tests count them. */
-  onStatement(listener: ((sql: string) => void) | undefined): void;
+  /** Called with every SQL statement the client sends and its parameters (JSON); tests count them, the scale benchmark explains them. */
+  onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
   close(): Promise<void>;
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  let listener: ((sql: string) => void) | undefined;
+  let listener: ((sql: string, params: string) => void) | undefined;
   const log = [{ emit: 'event', level: 'query' }] as const;
   let prisma: Db;
   if (target.provider === 'sqlite') {
@@ -34,7 +34,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // WAL lets readers run while a write commits; the API serves both at once.
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   }
-  (prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => listener?.(e.query));
+  (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
   return {
     prisma,
     target,

@@ -1,0 +1,198 @@
+// npm run bench:scale -- --database postgresql://postgres@127.0.0.1:5432/postgres [--rows 1000000] [--requests 200]
+//
+// Loads one workspace of a scratch PostgreSQL database with --rows contacts, deals and
+// payment transactions (one event each) in bulk SQL (generate_series, not the API),
+// starts the service on it and measures, one request at a time from this process, the
+// p50/p95 latency of every list's first page, a deep page, each filter, the searches and
+// the contact upsert. Prints a Markdown table, then the plan PostgreSQL chose for each
+// list query (EXPLAIN of the SQL the service sent, captured from Prisma's query events).
+import { availableParallelism, cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createKey } from '../../src/auth/api-keys.js';
+import { openDatabase } from '../../src/db/client.js';
+import { resolveDatabase } from '../../src/db/database-url.js';
+import { applyMigrations } from '../../src/db/migrate.js';
+import { scratchDatabase } from '../../test/support/scratch-database.js';
+import { listen } from '../../src/serve.js';
+import { startServer } from './processes.js';
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const { values } = parseArgs({
+  options: { database: { type: 'string' }, rows: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '200' }, keep: { type: 'boolean', default: false } },
+});
+if (!values.database?.startsWith('postgres')) throw new Error('--database must be a postgresql:// admin URL: a scratch database is made in it');
+const ROWS = Number(values.rows);
+const REQUESTS = Number(values.requests);
+if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be a whole number from 1000');
+if (!Number.isInteger(REQUESTS) || REQUESTS < 10) throw new Error('--requests must be a whole number from 10');
+
+const scratch = await scratchDatabase('postgresql', values.database, 'scale');
+const target = resolveDatabase(scratch.url);
+const sql = new pg.Client({ connectionString: scratch.url });
+let stopService: (() => Promise<void>) | undefined;
+
+try {
+  await applyMigrations(target);
+  await sql.connect();
+  const { key, workspaceId } = await (async () => {
+    const database = await openDatabase(target);
+    try {
+      return await createKey(database.prisma, 'scale', 'scale benchmark');
+    } finally {
+      await database.close();
+    }
+  })();
+
+  const started = performance.now();
+  await load(sql, workspaceId, ROWS);
+  progress(`loaded ${ROWS.toLocaleString('en-US')} contacts, deals and payment transactions with one event each in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  await sql.query('VACUUM ANALYZE');
+
+  const service = await startServer('service', 'src/main.ts', { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' });
+  stopService = () => service.stop();
+  const fixtures = (await sql.query(`SELECT (SELECT "id" FROM "Pipeline" LIMIT 1) AS pipeline, (SELECT "externalId" FROM "DealStage" ORDER BY "order" LIMIT 1) AS stage`)).rows[0];
+  const middle = Math.floor(ROWS / 2);
+  const deepPage = Math.floor(ROWS / 15 / 2);
+  const cases: Case[] = [
+    ['contacts: page 1', '/contacts'],
+    [`contacts: page ${deepPage.toLocaleString('en-US')} (the middle)`, `/contacts?page=${deepPage}`],
+    ['contacts: `email` filter', `/contacts?email=contact${middle}@example.com`],
+    ['contacts: `search`, one match', `/contacts?search=contact${middle}@`],
+    ['contacts: `search`, many matches', '/contacts?search=first%2012'],
+    ['contacts: upsert (an existing email)', '/contacts/upsert', { first_name: 'First', last_name: 'Upserted', email: `contact${middle}@example.com` }],
+    ['deals: page 1', '/deals'],
+    [`deals: page ${deepPage.toLocaleString('en-US')}`, `/deals?page=${deepPage}`],
+    ['deals: `pipeline_id` filter', `/deals?pipeline_id=${fixtures.pipeline}`],
+    ['deals: `deal_stage_external_id` filter', `/deals?deal_stage_external_id=${fixtures.stage}`],
+    ['transactions: page 1', '/payment-transactions'],
+    [`transactions: page ${deepPage.toLocaleString('en-US')}`, `/payment-transactions?page=${deepPage}`],
+    ['transactions: `status` filter (1 in 6)', '/payment-transactions?status=refunded'],
+    ['transactions: `search` by reference, one match', `/payment-transactions?search=ref-${middle}x`],
+    ['transactions: `search` by link name', '/payment-transactions?search=link%207'],
+  ];
+
+  const rows: string[] = [];
+  for (const [label, path, body] of cases) {
+    const timings = await timeRequests(service.url, key, path, body);
+    rows.push(`| ${label} | ${ms(percentile(timings, 50))} | ${ms(percentile(timings, 95))} |`);
+    progress(`${label}: p50 ${ms(percentile(timings, 50))} ms, p95 ${ms(percentile(timings, 95))} ms`);
+  }
+  await service.stop();
+  stopService = undefined;
+  const plans = await explainPlans(key, cases);
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  process.stdout.write(
+    [
+      `## ${ROWS.toLocaleString('en-US')} rows per list on PostgreSQL`,
+      '',
+      `One workspace: ${ROWS.toLocaleString('en-US')} contacts, deals (5 stages, 10 users) and payment transactions (20 links, one event each). ` +
+        `${REQUESTS} requests per line, one at a time, after 10 unmeasured; latency from sending to the whole answer, seen by the client. ` +
+        `${(await sql.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}, Node ${process.version}, ${availableParallelism()} × ${cpu}.`,
+      '',
+      '| request (REST, 15 per page) | p50 ms | p95 ms |',
+      '| --- | ---: | ---: |',
+      ...rows,
+      '',
+      '### Plans',
+      '',
+      ...plans,
+    ].join('\n'),
+  );
+} finally {
+  await stopService?.();
+  await sql.end().catch(() => {});
+  if (values.keep) progress(`kept ${scratch.url}`);
+  else await scratch.drop();
+}
+
+type Case = [label: string, path: string, body?: object];
+
+/**
+ * Each case once more, through the service in this process, capturing the SQL Prisma
+ * sends; then PostgreSQL's plan for each SELECT with its parameters (EXPLAIN ANALYZE).
+ */
+async function explainPlans(key: string, list: Case[]): Promise<string[]> {
+  const database = await openDatabase(target);
+  const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'warn' });
+  const out: string[] = [];
+  try {
+    for (const [label, path, body] of list) {
+      const statements: [string, unknown[]][] = [];
+      database.onStatement((text, params) => statements.push([text, JSON.parse(params) as unknown[]]));
+      await timeRequests(server.url, key, path, body, 0);
+      database.onStatement(undefined);
+      out.push(`**${label}**`, '');
+      for (const [text, params] of statements.filter(([statement]) => /^\s*SELECT/i.test(statement))) {
+        const plan = await sql.query({ text: `EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values: params, rowMode: 'array' });
+        out.push('```', text.length > 600 ? `${text.slice(0, 600)}…` : text, '', ...plan.rows.map((r: unknown[]) => String(r[0])), '```', '');
+      }
+    }
+  } finally {
+    await server.close();
+    await database.close();
+  }
+  return out;
+}
+
+async function timeRequests(base: string, key: string, path: string, body?: object, count = REQUESTS): Promise<number[]> {
+  const timings: number[] = [];
+  const warmUp = count === 0 ? 0 : 10;
+  for (let i = 0; i < Math.max(1, count + warmUp); i += 1) {
+    const begin = performance.now();
+    const response = await fetch(`${base}/api/v1${path}`, {
+      method: body ? 'PUT' : 'GET',
+      headers: { 'X-Api-Key': key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
+    if (i >= warmUp) timings.push(performance.now() - begin);
+  }
+  return timings.sort((a, b) => a - b);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function ms(n: number): string {
+  return n >= 100 ? n.toFixed(0) : n.toFixed(1);
+}
+
+/**
+ * The rows, in set-based SQL. Ids are 26 characters like the service's ULIDs, and sort
+ * in insertion order; the *Search columns hold what the service would store.
+ */
+async function load(client: pg.Client, workspaceId: string, rows: number): Promise<void> {
+  const ws = workspaceId;
+  const id = (prefix: string, expr = 'i') => `'${prefix}' || lpad((${expr})::text, 22, '0')`;
+  const statements = [
+    `INSERT INTO "User" ("id","workspaceId","name","email","updatedAt")
+       SELECT ${id('01US')}, '${ws}', 'User ' || i, 'user' || i || '@example.com', now() FROM generate_series(1, 10) i`,
+    `INSERT INTO "Pipeline" ("id","workspaceId","name","isDefault","updatedAt") VALUES (${id('01PI', '1')}, '${ws}', 'Sales', true, now())`,
+    `INSERT INTO "DealStage" ("id","workspaceId","pipelineId","externalId","name","order","color","probability","updatedAt")
+       SELECT ${id('01ST')}, '${ws}', ${id('01PI', '1')}, ${id('01SX')}, 'Stage ' || i, i, '#336699', i * 0.2, now() FROM generate_series(1, 5) i`,
+    `INSERT INTO "PaymentProviderAccount" ("id","workspaceId","name","provider","updatedAt") VALUES (${id('01PA', '1')}, '${ws}', 'Main', 'stripe', now())`,
+    `INSERT INTO "PaymentLink" ("id","workspaceId","publicToken","name","nameSearch","currency","isActive","interestRate","providerAccountId","updatedAt")
+       SELECT ${id('01PL')}, '${ws}', md5('link' || i), 'Link ' || i, 'link ' || i, 'USD', true, 0, ${id('01PA', '1')}, now() FROM generate_series(1, 20) i`,
+    `INSERT INTO "Contact" ("id","workspaceId","firstName","lastName","email","properties","search","updatedAt")
+       SELECT ${id('01CO')}, '${ws}', 'First ' || i, 'Last ' || i, 'contact' || i || '@example.com', '{}', 'first ' || i || ' last ' || i || ' contact' || i || '@example.com', now()
+       FROM generate_series(1, ${rows}) i`,
+    `INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","stageId","userId","properties","updatedAt")
+       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', now()
+       FROM generate_series(1, ${rows}) i`,
+    `INSERT INTO "_ContactToDeal" ("A","B") SELECT ${id('01CO')}, ${id('01DE')} FROM generate_series(1, ${rows}) i`,
+    `INSERT INTO "PaymentTransaction" ("id","workspaceId","status","providerReference","referenceSearch","providerAccountId","paymentLinkId","amount","currency","metadata","updatedAt")
+       SELECT ${id('01TX')}, '${ws}', (ARRAY['pending','processing','paid','failed','refunded','canceled'])[1 + i % 6], 'ref-' || i || 'x', 'ref-' || i || 'x',
+              ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', now()
+       FROM generate_series(1, ${rows}) i`,
+    `INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt")
+       SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', now() FROM generate_series(1, ${rows}) i`,
+  ];
+  for (const statement of statements) {
+    const begin = performance.now();
+    await client.query(statement);
+    progress(`  ${statement.trim().split('\n')[0]!.slice(0, 60)}… ${((performance.now() - begin) / 1000).toFixed(1)} s`);
+  }
+}

@@ -43,8 +43,23 @@ interface Delegate {
 }
 
 /**
- * One page of a model: a count and one findMany whose include/select is folded from
- * the `data` selection, so relations load in a bounded number of queries.
+ * A list whose size the database keeps (the ListCount table, exact through triggers):
+ * the whole list is bucket "", a counted filter is its own bucket.
+ */
+export interface CountedList {
+  list: 'Contact' | 'Deal' | 'PaymentTransaction';
+  bucket: string;
+}
+
+async function storedCount(ctx: Context, { list, bucket }: CountedList): Promise<number> {
+  const row = await ctx.db.listCount.findFirst({ where: { list, bucket }, select: { rows: true } });
+  return row?.rows ?? 0;
+}
+
+/**
+ * One page of a model: a count (or the stored count, for a `counted` list) and one
+ * findMany whose include/select is folded from the `data` selection, so relations load
+ * in a bounded number of queries.
  *
  * Past page 1 the page's ids are found first, from the list's index alone, and only
  * those rows are read with their relations: PostgreSQL's relation joins would otherwise
@@ -52,7 +67,7 @@ interface Delegate {
  */
 export async function paginate<T = any>(
   delegate: Delegate,
-  args: { page: number; perPage: number; where: unknown; orderBy: unknown; typeName: string },
+  args: { page: number; perPage: number; where: unknown; orderBy: unknown; typeName: string; counted?: CountedList },
   ctx: Context,
   info: GraphQLResolveInfo,
 ): Promise<Page<T>> {
@@ -64,7 +79,8 @@ export async function paginate<T = any>(
     if (ids.length === 0) return [];
     return delegate.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } }, orderBy: args.orderBy });
   };
-  const [total, data] = await Promise.all([delegate.count({ where: args.where }), rows()]);
+  const count = args.counted ? storedCount(ctx, args.counted) : delegate.count({ where: args.where });
+  const [total, data] = await Promise.all([count, rows()]);
   return {
     currentPage: args.page,
     perPage: args.perPage,

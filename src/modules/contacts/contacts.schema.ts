@@ -122,7 +122,8 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => {
       const { page, perPage, email, search } = parseInput(ContactListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
       const where = { email: email?.trim().toLowerCase(), ...(search ? { search: matching(search) } : {}) };
-      return paginate(ctx.db.contact, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Contact' }, ctx, info);
+      const counted = email === undefined && !search ? ({ list: 'Contact', bucket: '' } as const) : undefined;
+      return paginate(ctx.db.contact, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Contact', counted }, ctx, info);
     },
   }),
 }));

@@ -6,7 +6,7 @@ import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
 import { notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { type CountedList, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
@@ -68,6 +68,12 @@ async function checks(ctx: Context, input: DealInputShape): Promise<{ errors: Fi
 }
 
 
+/** The stored count for the deals filter, when one answers it (not both filters at once). */
+function dealBucket(pipelineId: string | undefined, stageExternalId: string | undefined): CountedList | undefined {
+  if (pipelineId && stageExternalId) return undefined;
+  return { list: 'Deal', bucket: pipelineId ? `pipeline:${pipelineId}` : stageExternalId ? `stage:${stageExternalId}` : '' };
+}
+
 builder.queryFields((t) => ({
   deal: t.prismaField({
     type: Deal,
@@ -80,7 +86,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => {
       const { page, perPage, pipelineId, dealStageExternalId } = parseInput(DealListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
       const where = pipelineId || dealStageExternalId ? { stage: { pipelineId, externalId: dealStageExternalId } } : {};
-      return paginate(ctx.db.deal, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Deal' }, ctx, info);
+      return paginate(ctx.db.deal, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Deal', counted: dealBucket(pipelineId, dealStageExternalId) }, ctx, info);
     },
   }),
 }));

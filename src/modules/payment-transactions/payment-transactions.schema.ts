@@ -139,7 +139,8 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       const { page, perPage, status, search } = parseInput(PaymentTransactionListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
       const where = { status, ...(search ? { OR: [{ referenceSearch: matching(search) }, await linkNameMatch(ctx, search)] } : {}) };
-      return paginate(ctx.db.paymentTransaction, { page, perPage, where, orderBy: { id: 'desc' }, typeName: 'PaymentTransaction' }, ctx, info);
+      const counted = search ? undefined : ({ list: 'PaymentTransaction', bucket: status ? `status:${status}` : '' } as const);
+      return paginate(ctx.db.paymentTransaction, { page, perPage, where, orderBy: { id: 'desc' }, typeName: 'PaymentTransaction', counted }, ctx, info);
     },
   }),
 }));

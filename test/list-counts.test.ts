@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, type TestApp, newClient, startApp } from './support/app.js';
+
+// A page's `total` for contacts, deals and payment transactions comes from counters the
+// database keeps (ListCount, triggers). Each check compares it with the rows themselves.
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+/** `total` of a list, after checking it against the rows the list returns (all on one page). */
+async function total(api: Client, path: string): Promise<number> {
+  const res = await api.get(`${path}${path.includes('?') ? '&' : '?'}per_page=100`);
+  expect(res.status).toBe(200);
+  expect(res.body.total).toBe(res.body.data.length);
+  return res.body.total;
+}
+
+describe('stored list totals', () => {
+  it('follow deals through creates, stage moves across pipelines and deletes', async () => {
+    const api = await newClient(app);
+    const sales = (await api.post('/pipelines', { name: 'Sales', stages: [{ name: 'Lead' }, { name: 'Won' }] })).body;
+    const other = (await api.post('/pipelines', { name: 'Other', stages: [{ name: 'Only' }] })).body;
+    const user = (await api.post('/users', { name: 'Olive', email: 'olive@example.com' })).body;
+    const [lead, won] = sales.stages.map((s: { external_id: string }) => s.external_id);
+    const only = other.stages[0].external_id;
+    const deal = async (stage: string) => (await api.post('/deals', { name: 'D', deal_stage_external_id: stage, user_id: user.id })).body;
+    const leads = await Promise.all([1, 2, 3, 4].map(() => deal(lead)));
+    await deal(won);
+    await deal(only);
+    const totals = async () => ({
+      all: await total(api, '/deals'),
+      sales: await total(api, `/deals?pipeline_id=${sales.id}`),
+      other: await total(api, `/deals?pipeline_id=${other.id}`),
+      lead: await total(api, `/deals?deal_stage_external_id=${lead}`),
+      won: await total(api, `/deals?deal_stage_external_id=${won}`),
+      only: await total(api, `/deals?deal_stage_external_id=${only}`),
+    });
+    expect(await totals()).toEqual({ all: 6, sales: 5, other: 1, lead: 4, won: 1, only: 1 });
+
+    expect((await api.put(`/deals/${leads[0].id}`, { deal_stage_external_id: won })).status).toBe(200);
+    expect((await api.put(`/deals/${leads[1].id}`, { deal_stage_external_id: only })).status).toBe(200);
+    expect((await api.put(`/deals/${leads[2].id}`, { name: 'Renamed', deal_stage_external_id: lead })).status).toBe(200);
+    expect((await api.delete(`/deals/${leads[3].id}`)).status).toBe(204);
+    expect(await totals()).toEqual({ all: 5, sales: 3, other: 2, lead: 1, won: 2, only: 2 });
+    // Both filters at once are counted from the rows.
+    expect(await total(api, `/deals?pipeline_id=${sales.id}&deal_stage_external_id=${only}`)).toBe(0);
+  });
+
+  it('follow payment transactions and their status, changed by events', async () => {
+    const api = await newClient(app);
+    const account = (await api.post('/payment-provider-accounts', { name: 'Main', provider: 'stripe' })).body;
+    const link = (await api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id })).body;
+    const txs = await Promise.all(
+      [1, 2, 3].map(async (i) => (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: `pi_${i}`, amount: 10, currency: 'USD' })).body),
+    );
+    const event = { type: 'payment.paid', status: 'paid', provider_reference: 'evt_1', occurred_at: '2026-11-20T10:00:00Z' };
+    expect((await api.post(`/payment-transactions/${txs[0].id}/events`, event)).status).toBe(201);
+    // The same delivery again changes nothing.
+    expect((await api.post(`/payment-transactions/${txs[0].id}/events`, event)).status).toBeLessThan(300);
+    expect((await api.post(`/payment-transactions/${txs[1].id}/events`, { ...event, status: 'failed' })).status).toBe(201);
+    expect({
+      all: await total(api, '/payment-transactions'),
+      pending: await total(api, '/payment-transactions?status=pending'),
+      paid: await total(api, '/payment-transactions?status=paid'),
+      failed: await total(api, '/payment-transactions?status=failed'),
+      refunded: await total(api, '/payment-transactions?status=refunded'),
+    }).toEqual({ all: 3, pending: 1, paid: 1, failed: 1, refunded: 0 });
+  });
+
+  it('are read from the counters, never counted over the rows, unless a search or both deal filters are given', async () => {
+    const api = await newClient(app);
+    const sqlOf = async (path: string) => {
+      const sent: string[] = [];
+      app.database.onStatement((sql) => sent.push(sql));
+      try {
+        expect((await api.get(path)).status).toBe(200);
+      } finally {
+        app.database.onStatement(undefined);
+      }
+      return { counter: sent.some((sql) => sql.includes('ListCount')), rowCount: sent.some((sql) => /COUNT\(/i.test(sql)) };
+    };
+    for (const path of ['/contacts', '/deals?pipeline_id=p', '/deals?deal_stage_external_id=s', '/payment-transactions?status=paid&page=2']) {
+      expect([path, await sqlOf(path)]).toEqual([path, { counter: true, rowCount: false }]);
+    }
+    for (const path of ['/contacts?search=a', '/contacts?email=a@example.com', '/deals?pipeline_id=p&deal_stage_external_id=s', '/payment-transactions?search=x']) {
+      expect([path, await sqlOf(path)]).toEqual([path, { counter: false, rowCount: true }]);
+    }
+  });
+
+  it('stay exact under concurrent creates, upserts and deletes, including two deletes of one contact', async () => {
+    const api = await newClient(app);
+    const created = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => (await api.post('/contacts', { first_name: 'C', email: `c${i}@example.com` })).body),
+    );
+    const doomed = created.slice(0, 8);
+    const statuses = await Promise.all([
+      ...doomed.map((c) => api.delete(`/contacts/${c.id}`)),
+      ...doomed.map((c) => api.delete(`/contacts/${c.id}`)),
+      ...Array.from({ length: 10 }, (_, i) => api.post('/contacts', { first_name: 'New', email: `new${i}@example.com` })),
+      ...Array.from({ length: 6 }, () => api.put('/contacts/upsert', { first_name: 'Same', email: 'same@example.com' })),
+      ...created.slice(8, 12).map((c) => api.put('/contacts/upsert', { first_name: 'Again', email: c.email })),
+    ]).then((replies) => replies.map((r) => r.status));
+    expect(statuses.slice(0, 16).sort()).toEqual([...Array(8).fill(204), ...Array(8).fill(404)]);
+    expect(await total(api, '/contacts')).toBe(20 - 8 + 10 + 1);
+    // Another workspace's list is its own.
+    expect(await total(await newClient(app), '/contacts')).toBe(0);
+  });
+});

@@ -36,6 +36,14 @@ const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // Set: the rate limit is counted in Redis, shared by every process that uses the same server and prefix.
+  REDIS_URL: z
+    .string()
+    .refine((url) => /^rediss?:\/\//.test(url), 'write redis://[[user]:password@]host[:port][/db] (or rediss:// for TLS)')
+    .optional(),
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('salesgraph:rl:'),
+  // Processes serving the one port; 1 is a single process, more run a cluster primary and that many workers.
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).default(1),
   // Deployments that migrate as a separate step set this to false.
   MIGRATE_ON_START: flag.default(true),
   // Open connections at once; more are refused at accept. Slow or stalled clients are cut off by the timeouts.
@@ -53,7 +61,7 @@ export type Config = z.infer<typeof EnvSchema>;
 
 /** The process environment, parsed once into one typed object. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined });
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

@@ -1,34 +1,84 @@
+import cluster from 'node:cluster';
 import { createKey } from './auth/api-keys.js';
+import { runPrimary, workerServing } from './cluster.js';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
+import { type Database, openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
-import { listen } from './serve.js';
+import { type RateLimitStore, RateLimiter, useRateLimitStore } from './http/rate-limit.js';
+import { primaryRateLimitStore } from './http/rate-limit-primary.js';
+import { connectRedisStore } from './http/rate-limit-redis.js';
 
 const config = loadConfig();
 const target = resolveDatabase(config.DATABASE_URL);
 const log = (line: string) => process.stdout.write(`${line}\n`);
+const limit = config.RATE_LIMIT_PER_MINUTE;
+const listeningLine = (url: string, detail: string) =>
+  `Salesgraph listening on ${url} (${detail}): REST ${url}/api/v1, GraphQL ${url}/graphql`;
 
-if (config.MIGRATE_ON_START) await applyMigrations(target, { log });
-const database = await openDatabase(target);
-
-// First start on an empty database: a workspace and a key, printed this once.
-if ((await database.prisma.workspace.count()) === 0) {
-  const created = await createKey(database.prisma, 'default', 'first key');
-  log(`Created workspace "default" and its first API key (shown only now, keep it):\n\n  ${created.key}\n`);
+/** Redis when REDIS_URL is set (and there is a limit); a REDIS_URL that does not answer ends the start. */
+async function redisStore(): Promise<RateLimitStore | undefined> {
+  if (!config.REDIS_URL || limit === 0) return undefined;
+  try {
+    return await connectRedisStore({ url: config.REDIS_URL, prefix: config.RATE_LIMIT_REDIS_PREFIX, limit });
+  } catch (error) {
+    process.stderr.write(`Salesgraph cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 }
 
-const running = await listen(database, config);
-log(`Salesgraph listening on ${running.url} (${target.provider}): REST ${running.url}/api/v1, GraphQL ${running.url}/graphql`);
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log(`${signal}: finishing in-flight requests`);
-  await running.close();
-  await database.close();
-  process.exit(0);
+/** Migrations and the first key: once per start, before any process serves. */
+async function prepare(): Promise<Database> {
+  if (config.MIGRATE_ON_START) await applyMigrations(target, { log });
+  const database = await openDatabase(target);
+  // First start on an empty database: a workspace and a key, printed this once.
+  if ((await database.prisma.workspace.count()) === 0) {
+    const created = await createKey(database.prisma, 'default', 'first key');
+    log(`Created workspace "default" and its first API key (shown only now, keep it):\n\n  ${created.key}\n`);
+  }
+  return database;
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+
+/** Serves until SIGTERM (or SIGINT when alone), then finishes in-flight requests and exits. */
+async function serve(database: Database, store: RateLimitStore | undefined) {
+  useRateLimitStore(store);
+  // Loaded here, not above: a cluster primary never serves, so it never builds the app.
+  const { listen } = await import('./serve.js');
+  const running = await listen(database, config);
+  const worker = cluster.isWorker ? workerServing(running) : undefined;
+  if (!worker) log(listeningLine(running.url, target.provider));
+
+  let stopping = false;
+  async function shutdown(signal: string) {
+    if (stopping) return;
+    stopping = true;
+    if (!worker) log(`${signal}: finishing in-flight requests`);
+    await running.close();
+    await Promise.all([database.close(), store?.close?.()]);
+    if (worker) log(worker.stoppedLine());
+    process.exit(0);
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // In a cluster Ctrl-C reaches every process; the primary alone acts on it, and relays SIGTERM.
+  process.on('SIGINT', worker ? () => {} : () => void shutdown('SIGINT'));
+}
+
+if (cluster.isWorker) {
+  // Forked by the primary below, which has migrated: the count is Redis's or the primary's.
+  const store = (await redisStore()) ?? (limit > 0 ? primaryRateLimitStore(limit) : undefined);
+  await serve(await openDatabase(target), store);
+} else {
+  // Redis first: a REDIS_URL that does not answer stops the start before anything changes.
+  const store = await redisStore();
+  const database = await prepare();
+  if (config.WEB_CONCURRENCY === 1) await serve(database, store);
+  else {
+    await Promise.all([database.close(), store?.close?.()]);
+    runPrimary({
+      workers: config.WEB_CONCURRENCY,
+      limiter: limit > 0 && !store ? new RateLimiter(limit) : undefined,
+      log,
+      announce: (url) => log(listeningLine(url, `${target.provider}, ${config.WEB_CONCURRENCY} processes`)),
+    });
+  }
+}

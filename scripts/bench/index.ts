@@ -1,4 +1,4 @@
-// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>]
+// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>] [--processes <n,n>]
 //
 // Starts the service (src/main.ts) and a bare-Prisma server (bare-prisma-server.ts) as
 // separate processes on a fresh seeded database, loads both from this process with
@@ -15,13 +15,15 @@ import { type RequestShape, type Sample, measure, stopLoad } from './load.js';
 import { type ServerProcess, startServer } from './processes.js';
 import { SEED, seed } from './seed.js';
 
-const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>]
+const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>] [--processes <n,n>]
   --database     a postgresql:// admin URL (a database salesgraph_bench_... is made in it and dropped
                  afterwards), or file:<path> for a new SQLite file kept afterwards;
                  default: a SQLite file in a temporary folder
   --duration     seconds per measurement (default 8)
   --rounds       rounds of every measurement, medians reported (default 3)
-  --connections  concurrent connections of the load (default 50)`;
+  --connections  concurrent connections of the load (default 50)
+  --processes    the service's process counts (WEB_CONCURRENCY), comma-separated (default 1): every
+                 measurement runs at the first; REST GET by id runs at each (e.g. 1,2)`;
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -32,6 +34,7 @@ function options() {
       duration: { type: 'string', default: '8' },
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '50' },
+      processes: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -45,7 +48,9 @@ function options() {
   if (!(duration > 0)) throw new Error(`--duration must be a positive number of seconds\n${USAGE}`);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number from 1\n${USAGE}`);
   if (!Number.isInteger(connections) || connections < 1) throw new Error(`--connections must be a whole number from 1\n${USAGE}`);
-  return { database: values.database, duration, rounds, connections };
+  const processes = [...new Set(values.processes.split(',').map((n) => Number(n.trim())))];
+  if (!processes.every((n) => Number.isInteger(n) && n >= 1)) throw new Error(`--processes must list whole numbers from 1\n${USAGE}`);
+  return { database: values.database, duration, rounds, connections, processes };
 }
 
 interface Scratch {
@@ -108,9 +113,14 @@ interface Measurement {
   shape: RequestShape;
   /** The bare server's measurement shown beside this one, by label. */
   bare?: string;
+  /** The service's process count (WEB_CONCURRENCY) this runs at; the bare server's have none. */
+  processes?: number;
 }
 
-function measurements(productIds: string[], runId: string): { service: Measurement[]; bare: Measurement[] } {
+const processesLabel = (n: number) => `${n} process${n === 1 ? '' : 'es'}`;
+
+/** Every measurement at the first process count; REST GET by id at each count too, labelled with it. */
+function measurements(productIds: string[], runId: string, processCounts: number[]): { service: Measurement[]; bare: Measurement[] } {
   const productId = cycle(productIds);
   const productPage = cycle(pages(productIds.length, PER_PAGE));
   const dealPage = cycle(pages(SEED.deals, DEALS_PER_PAGE));
@@ -119,9 +129,17 @@ function measurements(productIds: string[], runId: string): { service: Measureme
   const list: RequestShape = { method: 'GET', path: () => `/api/v1/products?page=${productPage()}` };
   const BY_ID = 'REST `GET /api/v1/products/{id}`';
   const LIST = 'REST `GET /api/v1/products?page=N`';
+  const [first, ...others] = processCounts as [number, ...number[]];
+  const byIdAt = (n: number): Measurement => ({
+    label: processCounts.length > 1 || n !== 1 ? `${BY_ID}, ${processesLabel(n)}` : BY_ID,
+    shape: byId,
+    bare: BY_ID,
+    processes: n,
+  });
   return {
-    service: [
-      { label: BY_ID, shape: byId, bare: BY_ID },
+    service: ([
+      byIdAt(first),
+      ...others.map(byIdAt),
       { label: LIST, shape: list, bare: LIST },
       {
         label: 'GraphQL `product(id)`',
@@ -145,7 +163,7 @@ function measurements(productIds: string[], runId: string): { service: Measureme
           body: () => JSON.stringify({ first_name: 'Bench', last_name: 'Load', email: `bench-${runId}-${(contact += 1)}@bench.example` }),
         },
       },
-    ],
+    ] satisfies Measurement[]).map((m) => ({ processes: first, ...m })),
     bare: [
       { label: BY_ID, shape: byId },
       { label: LIST, shape: list },
@@ -171,8 +189,9 @@ async function call(base: string, key: string, shape: RequestShape): Promise<{ s
   return { status: response.status, body };
 }
 
-/** One request of every kind answers as expected, and the bare server answers what the service does. */
-async function check(service: ServerProcess, bare: ServerProcess, key: string, productIds: string[]) {
+/** One request of every kind answers as expected, and the bare server answers what the service does (at each process count). */
+async function check(services: ServerProcess[], bare: ServerProcess, key: string, productIds: string[]) {
+  const service = services[0]!;
   const fail = (what: string, got: unknown) => {
     throw new Error(`sanity check failed: ${what}: ${JSON.stringify(got).slice(0, 500)}`);
   };
@@ -180,11 +199,13 @@ async function check(service: ServerProcess, bare: ServerProcess, key: string, p
   const one: RequestShape = { method: 'GET', path: () => `/api/v1/products/${id}` };
   const page: RequestShape = { method: 'GET', path: () => '/api/v1/products?page=2' };
   for (const shape of [one, page]) {
-    const [a, b] = await Promise.all([call(service.url, key, shape), call(bare.url, key, shape)]);
-    if (a.status !== 200) fail(`service GET ${shape.path()}`, a);
-    if (b.status !== 200) fail(`bare GET ${shape.path()}`, b);
-    if (!isDeepStrictEqual(a.body, b.body)) {
-      progress(`warning: the bare server's answer to GET ${shape.path()} differs from the service's:\n  service ${JSON.stringify(a.body).slice(0, 400)}\n  bare    ${JSON.stringify(b.body).slice(0, 400)}`);
+    for (const s of services) {
+      const [a, b] = await Promise.all([call(s.url, key, shape), call(bare.url, key, shape)]);
+      if (a.status !== 200) fail(`${s.label} GET ${shape.path()}`, a);
+      if (b.status !== 200) fail(`bare GET ${shape.path()}`, b);
+      if (!isDeepStrictEqual(a.body, b.body)) {
+        progress(`warning: the bare server's answer to GET ${shape.path()} differs from the ${s.label}'s:\n  service ${JSON.stringify(a.body).slice(0, 400)}\n  bare    ${JSON.stringify(b.body).slice(0, 400)}`);
+      }
     }
   }
   const product = await call(service.url, key, {
@@ -315,19 +336,27 @@ async function main(): Promise<number> {
   const seeded = await seed(target);
   progress(`seeded ${SEED.products} products, ${SEED.users} users, 1 pipeline of ${SEED.stages} stages, ${SEED.contacts} contacts, ${SEED.deals} deals (2 contacts, 2 products each) in ${Math.round(performance.now() - started)} ms`);
 
-  const service = await startServer('service', 'src/main.ts', { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
-  servers.push(service);
+  // One service per process count, each as it starts in production (WEB_CONCURRENCY > 1: a cluster).
+  const services = new Map<number, ServerProcess>();
+  for (const n of opts.processes) {
+    const env = { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(n) };
+    const service = await startServer(n === 1 ? 'service' : `service×${n}`, 'src/main.ts', env);
+    servers.push(service);
+    services.set(n, service);
+  }
+  const serviceAt = (m: Measurement) => services.get(m.processes ?? opts.processes[0]!)!;
   const bare = await startServer('bare', 'scripts/bench/bare-prisma-server.ts', {
     DATABASE_URL: scratch.url,
     BENCH_API_KEY: seeded.key,
     BENCH_WORKSPACE_ID: seeded.workspaceId,
   });
   servers.push(bare);
-  progress(`service on ${service.url} (pid ${service.pid}), bare-Prisma server on ${bare.url} (pid ${bare.pid})`);
-  await check(service, bare, seeded.key, seeded.productIds);
+  for (const [n, service] of services) progress(`service at ${processesLabel(n)} on ${service.url} (pid ${service.pid})`);
+  progress(`bare-Prisma server on ${bare.url} (pid ${bare.pid})`);
+  await check([...services.values()], bare, seeded.key, seeded.productIds);
 
   const runId = randomBytes(4).toString('hex');
-  const plan = measurements(seeded.productIds, runId);
+  const plan = measurements(seeded.productIds, runId, opts.processes);
   const load = { connections: opts.connections, seconds: opts.duration };
   const samples = new Map<string, Sample[]>();
   const problems: string[] = [];
@@ -341,7 +370,7 @@ async function main(): Promise<number> {
   progress('warming up');
   for (const m of plan.service) {
     if (interrupted) return 130;
-    await measure(service, seeded.key, m.shape, { ...load, seconds: Math.min(1, opts.duration) });
+    await measure(serviceAt(m), seeded.key, m.shape, { ...load, seconds: Math.min(1, opts.duration) });
   }
   for (const m of plan.bare) {
     if (interrupted) return 130;
@@ -351,7 +380,7 @@ async function main(): Promise<number> {
   for (let round = 1; round <= opts.rounds; round += 1) {
     const measured = new Set<string>();
     for (const m of plan.service) {
-      const steps: [ServerProcess, Measurement, string][] = [[service, m, `service ${m.label}`]];
+      const steps: [ServerProcess, Measurement, string][] = [[serviceAt(m), m, `service ${m.label}`]];
       if (m.bare && !measured.has(m.bare)) {
         measured.add(m.bare);
         steps.push([bare, bareFor(m.bare), `bare ${m.bare}`]);
@@ -361,12 +390,12 @@ async function main(): Promise<number> {
         const sample = await measure(server, seeded.key, measurement.shape, load);
         record(key, `round ${round}, ${server.label} ${measurement.label}`, sample);
         progress(
-          `[round ${round}/${opts.rounds}] ${server.label.padEnd(7)} ${measurement.label}: ${rate(sample.perSecond)} req/s, p50 ${ms(sample.p50)} ms, p99 ${ms(sample.p99)} ms, ${cpu(sample.cpuMsPerRequest)} ms CPU/req (${sample.requests} answers in ${sample.seconds} s${sample.closed ? `, ${sample.closed} with Connection: close` : ''})${sample.errors ? `, ${sample.errors} errors` : ''}`,
+          `[round ${round}/${opts.rounds}] ${server.label.padEnd(9)} ${measurement.label}: ${rate(sample.perSecond)} req/s, p50 ${ms(sample.p50)} ms, p99 ${ms(sample.p99)} ms, ${cpu(sample.cpuMsPerRequest)} ms CPU/req (${sample.requests} answers in ${sample.seconds} s${sample.closed ? `, ${sample.closed} with Connection: close` : ''})${sample.errors ? `, ${sample.errors} errors` : ''}`,
         );
       }
     }
   }
-  const rss = { service: service.rssBytes(), bare: bare.rssBytes() };
+  const rss = { services: [...services].map(([n, service]) => [n, service.rssBytes()] as const), bare: bare.rssBytes() };
 
   const rows = plan.service.map((m) => ({
     label: m.label,
@@ -376,12 +405,12 @@ async function main(): Promise<number> {
   const out = [
     `## Salesgraph benchmark`,
     '',
-    `${scratch.describe}; ${opts.connections} connections, ${opts.duration} s per measurement, ${opts.rounds} round(s), medians; Node ${process.version}, ${availableParallelism()} CPUs. ` +
+    `${scratch.describe}; the service at ${opts.processes.map(processesLabel).join(' and ')} (\`WEB_CONCURRENCY\`); ${opts.connections} connections, ${opts.duration} s per measurement, ${opts.rounds} round(s), medians; Node ${process.version}, ${availableParallelism()} CPUs. ` +
       `Seed: ${SEED.products} products, ${SEED.users} users, ${SEED.stages} stages, ${SEED.contacts} contacts, ${SEED.deals} deals with 2 contacts and 2 products each.`,
     '',
     table(rows),
     '',
-    'CPU ms/req: user + system CPU time of the server process (/proc/<pid>/stat) over the measurement, divided by the requests answered. ' +
+    'CPU ms/req: user + system CPU time of the server process (/proc/<pid>/stat; a cluster primary and its workers added up) over the measurement, divided by the requests answered. ' +
       "Bare: node:http + the project's Prisma client, key compared in memory; its figures beside GraphQL `product(id)` are its `GET /api/v1/products/{id}`. " +
       'Errors: non-2xx answers, socket errors and GraphQL answers with errors, over all rounds (service / bare). ' +
       "Latency: from sending a request to its whole answer, as seen by the load generator, leaving out each connection's first request (they all open at once and queue to be accepted).",
@@ -389,7 +418,7 @@ async function main(): Promise<number> {
     ...closedNote(rows),
     '| process | VmRSS after the load |',
     '| --- | ---: |',
-    `| service (\`src/main.ts\`) | ${mb(rss.service)} |`,
+    ...rss.services.map(([n, bytes]) => `| service (\`src/main.ts\`, ${processesLabel(n)}${n > 1 ? ', added up' : ''}) | ${mb(bytes)} |`),
     `| bare-Prisma server | ${mb(rss.bare)} |`,
     '',
   ];

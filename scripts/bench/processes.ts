@@ -7,13 +7,13 @@ export interface ServerProcess {
   label: string;
   child: ChildProcess;
   url: string;
-  /** The process that serves (not tsx's launcher). */
+  /** The process that serves (not tsx's launcher); with WEB_CONCURRENCY > 1, the cluster primary. */
   pid: number;
   /** Everything it printed (stdout and stderr), for error messages. */
   output(): string;
-  /** CPU seconds (user + system, all threads) of the process that serves. */
+  /** CPU seconds (user + system, all threads) of the processes that serve, added up. */
   cpuSeconds(): number;
-  /** Resident memory of the process that serves (tsx starts the script as a child of its launcher). */
+  /** Resident memory of the processes that serve, added up (tsx starts the script as a child of its launcher). */
   rssBytes(): number;
   /** SIGTERM, then SIGKILL after a grace period; resolves once it has exited. */
   stop(): Promise<void>;
@@ -115,17 +115,20 @@ export async function startServer(label: string, script: string, env: Record<str
       }
     }
   };
-  // The serving process: the deepest node process under the launcher (tsx runs the script in a
-  // node child; esbuild's service process sits beside it), found once.
-  const serving = processTree(pid).filter(isNode).pop() ?? pid;
+  // The serving processes: every node process under the launcher (tsx runs the script in a node
+  // child, which with WEB_CONCURRENCY > 1 forks its workers; esbuild's service process sits
+  // beside them), found once: the "listening" line comes when every worker listens.
+  const underLauncher = processTree(pid).filter(isNode).slice(1);
+  const serving = underLauncher.length ? underLauncher : [pid];
+  const sum = (of: (pid: number) => number) => serving.reduce((total, p) => total + of(p), 0);
   return {
     label,
     child,
     url,
     output: () => output,
-    cpuSeconds: () => cpuTicks(serving) / CLOCK_TICKS,
-    pid: serving,
-    rssBytes: () => rssBytes(serving),
+    cpuSeconds: () => sum(cpuTicks) / CLOCK_TICKS,
+    pid: serving[0]!,
+    rssBytes: () => sum(rssBytes),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const pids = processTree(pid);

@@ -2,7 +2,8 @@ import { createAuthenticator } from '../auth/api-keys.js';
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
-import { RateLimiter } from './rate-limit.js';
+import { logError } from '../log.js';
+import { type RateLimitHit, type RateLimitStore, rateLimitStore } from './rate-limit.js';
 import { noteRequest } from './request-scope.js';
 
 export type Admission =
@@ -10,11 +11,32 @@ export type Admission =
   | { ok: false; status: 401 | 429; message: string; headers: Record<string, string> };
 
 /**
+ * Counts a request, or lets it through uncounted (`undefined`) when the store fails:
+ * a Redis outage must not take the API down with it. One error line per outage, not
+ * one per request.
+ */
+function failingOpen(store: RateLimitStore) {
+  let failing = false;
+  return async (key: string, requestId: string): Promise<RateLimitHit | undefined> => {
+    try {
+      const hit = await store.hit(key);
+      failing = false;
+      return hit;
+    } catch (error) {
+      if (!failing) logError(requestId, error, 'rate limit store (requests pass uncounted until it answers)');
+      failing = true;
+      return undefined;
+    }
+  };
+}
+
+/**
  * The one door for REST and GraphQL alike: the `X-Api-Key` rule, the rate limit per
  * key, and a context whose database client sees only the key's workspace.
  */
 export function createGate(database: Database, rateLimitPerMinute: number) {
-  const limiter = new RateLimiter(rateLimitPerMinute);
+  const limiter = rateLimitStore(rateLimitPerMinute);
+  const count = failingOpen(limiter);
   const authenticate = createAuthenticator(database.prisma);
   // A scoped client is a cheap view over the one connection pool; keep one per workspace
   // rather than extending the client on every request.
@@ -32,8 +54,8 @@ export function createGate(database: Database, rateLimitPerMinute: number) {
     const caller = await authenticate(request.headers.get('x-api-key'));
     if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
     const headers: Record<string, string> = {};
-    if (limiter.limit > 0) {
-      const hit = limiter.hit(caller.keyId);
+    const hit = limiter.limit > 0 ? await count(caller.keyId, requestId) : undefined;
+    if (hit) {
       headers['X-RateLimit-Limit'] = String(limiter.limit);
       headers['X-RateLimit-Remaining'] = String(hit.remaining);
       if (!hit.allowed) {

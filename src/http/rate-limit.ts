@@ -1,8 +1,35 @@
+/** What counting one request says: whether it may proceed, and what the headers say. */
+export interface RateLimitHit {
+  allowed: boolean;
+  remaining: number;
+  retryAfterSeconds: number;
+}
+
 /**
- * A fixed one-minute window per API key, kept in this process's memory (a single
- * instance's limit; see docs/decisions.md). `limit` 0 disables it.
+ * Where the fixed one-minute window per API key is counted: this process's memory,
+ * the cluster primary's memory (rate-limit-primary.ts) or Redis (rate-limit-redis.ts).
+ * `limit` 0 disables limiting. `hit` rejects when the count cannot be had; the gate
+ * then lets the request through (see docs/decisions.md).
  */
-export class RateLimiter {
+export interface RateLimitStore {
+  readonly limit: number;
+  hit(key: string): Promise<RateLimitHit>;
+  close?(): Promise<void>;
+}
+
+export const WINDOW_MS = 60_000;
+
+/** The one rule every store applies to its count: requests so far in the window, and the time the window has left. */
+export function decide(limit: number, count: number, msLeft: number): RateLimitHit {
+  return {
+    allowed: count <= limit,
+    remaining: Math.max(0, limit - count),
+    retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+  };
+}
+
+/** The windows kept in this process's memory: exact for one process (and for a cluster, kept by its primary). */
+export class RateLimiter implements RateLimitStore {
   private windows = new Map<string, { start: number; count: number }>();
 
   constructor(
@@ -10,25 +37,34 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Counts one request; says whether it may proceed and what the headers say. */
-  hit(key: string): { allowed: boolean; remaining: number; retryAfterSeconds: number } {
+  /** Counts one request. */
+  async hit(key: string): Promise<RateLimitHit> {
     const now = this.now();
     let w = this.windows.get(key);
-    if (!w || now - w.start >= 60_000) {
+    if (!w || now - w.start >= WINDOW_MS) {
       if (this.windows.size > 10_000) this.sweep(now);
       w = { start: now, count: 0 };
       this.windows.set(key, w);
     }
     w.count += 1;
-    const allowed = w.count <= this.limit;
-    return {
-      allowed,
-      remaining: Math.max(0, this.limit - w.count),
-      retryAfterSeconds: Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000)),
-    };
+    return decide(this.limit, w.count, w.start + WINDOW_MS - now);
   }
 
   private sweep(now: number) {
-    for (const [key, w] of this.windows) if (now - w.start >= 60_000) this.windows.delete(key);
+    for (const [key, w] of this.windows) if (now - w.start >= WINDOW_MS) this.windows.delete(key);
   }
+}
+
+// The store main.ts chose for this process (Redis, or the cluster primary). Set once at
+// start-up, before serving: the app is built by server.ts from the limit alone.
+let processStore: RateLimitStore | undefined;
+
+/** Makes every gate built from now on in this process count in `store`. */
+export function useRateLimitStore(store: RateLimitStore | undefined): void {
+  processStore = store;
+}
+
+/** A gate's store: the process's shared one, or else windows of its own in memory. */
+export function rateLimitStore(limit: number): RateLimitStore {
+  return processStore ?? new RateLimiter(limit);
 }

@@ -2,18 +2,60 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 const TSX = 'node_modules/.bin/tsx';
 
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything printed so far, stdout and stderr. */
+  output: () => string;
+  /** What was printed on stdout so far (the access log, the start and stop lines). */
+  stdout: () => string;
+  /** What was printed on stderr so far (error lines). */
+  stderr: () => string;
+  /** Resolves once stdout matches `pattern` (at once if it already does). */
+  printed: (pattern: RegExp) => Promise<void>;
+  /** SIGTERM, then the exit code once it has exited. */
+  stop: () => Promise<number | null>;
+}
+
 /** Starts the service as a real process (`src/main.ts`) and waits for its "listening" line. */
-export async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(TSX, ['src/main.ts'], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       output += d;
-      const m = /listening on (http:\/\/\S+)/.exec(output);
+      stdout += d;
+      const m = /listening on (http:\/\/\S+)/.exec(stdout);
       if (m) resolve(m[1]!);
     });
-    child.stderr!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => {
+      output += d;
+      stderr += d;
+    });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
   });
-  return { child, url, output: () => output };
+  return {
+    child,
+    url,
+    output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    printed: (pattern) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!pattern.test(stdout)) return;
+          child.stdout!.off('data', check);
+          resolve();
+        };
+        child.stdout!.on('data', check);
+        check();
+      }),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>] [--processes <n,n>]
 //
-// Starts the service (src/main.ts) and a bare-Prisma server (bare-prisma-server.ts) as
+// Starts the service (compiled to build/main.js, as npm start serves it) and a bare-Prisma server (bare-prisma-server.ts) as
 // separate processes on a fresh seeded database, loads both from this process with
 // autocannon, and prints a Markdown table (progress goes to stderr). Never part of npm test.
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,7 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase as scratchPostgres } from '../../test/support/scratch-database.js';
 import { type RequestShape, type Sample, measure, stopLoad } from './load.js';
-import { type ServerProcess, startServer } from './processes.js';
+import { type ServerProcess, buildService, startServer } from './processes.js';
 import { SEED, seed } from './seed.js';
 
 const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>] [--processes <n,n>]
@@ -336,11 +336,12 @@ async function main(): Promise<number> {
   const seeded = await seed(target);
   progress(`seeded ${SEED.products} products, ${SEED.users} users, 1 pipeline of ${SEED.stages} stages, ${SEED.contacts} contacts, ${SEED.deals} deals (2 contacts, 2 products each) in ${Math.round(performance.now() - started)} ms`);
 
-  // One service per process count, each as it starts in production (WEB_CONCURRENCY > 1: a cluster).
+  // One service per process count, each as it starts in production (compiled; WEB_CONCURRENCY > 1: a cluster).
+  const serviceScript = buildService();
   const services = new Map<number, ServerProcess>();
   for (const n of opts.processes) {
     const env = { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(n) };
-    const service = await startServer(n === 1 ? 'service' : `service×${n}`, 'src/main.ts', env);
+    const service = await startServer(n === 1 ? 'service' : `service×${n}`, serviceScript, env);
     servers.push(service);
     services.set(n, service);
   }
@@ -418,8 +419,8 @@ async function main(): Promise<number> {
     ...closedNote(rows),
     '| process | VmRSS after the load |',
     '| --- | ---: |',
-    ...rss.services.map(([n, bytes]) => `| service (\`src/main.ts\`, ${processesLabel(n)}${n > 1 ? ', added up' : ''}) | ${mb(bytes)} |`),
-    `| bare-Prisma server | ${mb(rss.bare)} |`,
+    ...rss.services.map(([n, bytes]) => `| service (\`build/main.js\`, ${processesLabel(n)}${n > 1 ? ', added up' : ''}) | ${mb(bytes)} |`),
+    `| bare-Prisma server (through tsx) | ${mb(rss.bare)} |`,
     '',
   ];
   process.stdout.write(out.join('\n'));

@@ -78,11 +78,13 @@ function rssBytes(pid: number): number {
 }
 
 /**
- * Starts `tsx <script>` with the environment given and waits for its "listening on <url>"
- * line. Its output is kept (and its stderr echoed, prefixed) so a failure can be told.
+ * Starts `node <script>` (compiled JavaScript, as `npm start` serves) or `tsx <script>`
+ * (TypeScript) with the environment given and waits for its "listening on <url>" line.
+ * Its output is kept (and its stderr echoed, prefixed) so a failure can be told.
  */
 export async function startServer(label: string, script: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(TSX, [script], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = script.endsWith('.js') ? [process.execPath, [script]] : [TSX, [script]];
+  const child = spawn(command, args, { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-64 * 1024);
@@ -141,4 +143,10 @@ export async function startServer(label: string, script: string, env: Record<str
       if (child.exitCode === null && child.signalCode === null) killTree(processTree(pid));
     },
   };
+}
+
+/** The service as `npm start` serves it: src/ compiled to build/ (incrementally), then run by node. */
+export function buildService(): string {
+  execFileSync('node_modules/.bin/tsc', ['-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  return 'build/main.js';
 }

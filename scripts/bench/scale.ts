@@ -15,7 +15,7 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { listen } from '../../src/serve.js';
-import { startServer } from './processes.js';
+import { buildService, startServer } from './processes.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const { values } = parseArgs({
@@ -49,7 +49,8 @@ try {
   progress(`loaded ${ROWS.toLocaleString('en-US')} contacts, deals and payment transactions with one event each in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   await sql.query('VACUUM ANALYZE');
 
-  const service = await startServer('service', 'src/main.ts', { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' });
+  const serviceScript = buildService();
+  const service = await startServer('service', serviceScript, { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' });
   stopService = () => service.stop();
   const fixtures = (await sql.query(`SELECT (SELECT "id" FROM "Pipeline" LIMIT 1) AS pipeline, (SELECT "externalId" FROM "DealStage" ORDER BY "order" LIMIT 1) AS stage`)).rows[0];
   const middle = Math.floor(ROWS / 2);

@@ -84,9 +84,20 @@ describe('stored list totals', () => {
     for (const path of ['/contacts', '/deals?pipeline_id=p', '/deals?deal_stage_external_id=s', '/payment-transactions?status=paid&page=2']) {
       expect([path, await sqlOf(path)]).toEqual([path, { counter: true, rowCount: false }]);
     }
+    // Uncounted lists read no counter; these pages are empty, so they end the list and need no count either.
     for (const path of ['/contacts?search=a', '/contacts?email=a@example.com', '/deals?pipeline_id=p&deal_stage_external_id=s', '/payment-transactions?search=x']) {
-      expect([path, await sqlOf(path)]).toEqual([path, { counter: false, rowCount: true }]);
+      expect([path, await sqlOf(path)]).toEqual([path, { counter: false, rowCount: false }]);
     }
+    // A search's total: counted for a full page or a page past the end, told by a page that ends the list.
+    await Promise.all(Array.from({ length: 16 }, (_, i) => api.post('/contacts', { first_name: 'Findme', email: `f${i}@example.com` })));
+    const page = async (n: number) => {
+      const sql = await sqlOf(`/contacts?search=findme&per_page=15&page=${n}`);
+      const body = (await api.get(`/contacts?search=findme&per_page=15&page=${n}`)).body;
+      return { rows: body.data.length, total: body.total, last_page: body.last_page, counted: sql.rowCount };
+    };
+    expect(await page(1)).toEqual({ rows: 15, total: 16, last_page: 2, counted: true });
+    expect(await page(2)).toEqual({ rows: 1, total: 16, last_page: 2, counted: false });
+    expect(await page(3)).toEqual({ rows: 0, total: 16, last_page: 2, counted: true });
   });
 
   it('stay exact under concurrent creates, upserts and deletes, including two deletes of one contact', async () => {

@@ -57,9 +57,9 @@ async function storedCount(ctx: Context, { list, bucket }: CountedList): Promise
 }
 
 /**
- * One page of a model: a count (or the stored count, for a `counted` list) and one
- * findMany whose include/select is folded from the `data` selection, so relations load
- * in a bounded number of queries.
+ * One page of a model: its total (the stored count for a `counted` list; else the
+ * page itself when it ends the list, or a count) and one findMany whose include/select
+ * is folded from the `data` selection, so relations load in a bounded number of queries.
  *
  * Past page 1 the page's ids are found first, from the list's index alone, and only
  * those rows are read with their relations: PostgreSQL's relation joins would otherwise
@@ -79,13 +79,22 @@ export async function paginate<T = any>(
     if (ids.length === 0) return [];
     return delegate.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } }, orderBy: args.orderBy });
   };
-  const count = args.counted ? storedCount(ctx, args.counted) : delegate.count({ where: args.where });
-  const [total, data] = await Promise.all([count, rows()]);
+  let total: number;
+  let data: unknown[];
+  if (args.counted) {
+    [total, data] = await Promise.all([storedCount(ctx, args.counted), rows()]);
+  } else {
+    // A page that ends the list tells the total itself: count the rows only when it
+    // does not (a full page, or past the end). Searches mostly find fewer than a page.
+    data = await rows();
+    const endsList = data.length < args.perPage && (data.length > 0 || skip === 0);
+    total = endsList ? skip + data.length : ((await delegate.count({ where: args.where })) as number);
+  }
   return {
     currentPage: args.page,
     perPage: args.perPage,
-    total: total as number,
-    lastPage: Math.max(1, Math.ceil((total as number) / args.perPage)),
+    total,
+    lastPage: Math.max(1, Math.ceil(total / args.perPage)),
     data: data as T[],
   };
 }

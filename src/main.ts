@@ -5,7 +5,7 @@ import { loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
-import { type RateLimitStore, RateLimiter, useRateLimitStore } from './http/rate-limit.js';
+import { type RateLimitStore, RateLimiter } from './http/rate-limit.js';
 import { primaryRateLimitStore } from './http/rate-limit-primary.js';
 import { connectRedisStore } from './http/rate-limit-redis.js';
 
@@ -41,10 +41,9 @@ async function prepare(): Promise<Database> {
 
 /** Serves until SIGTERM (or SIGINT when alone), then finishes in-flight requests and exits. */
 async function serve(database: Database, store: RateLimitStore | undefined) {
-  useRateLimitStore(store);
   // Loaded here, not above: a cluster primary never serves, so it never builds the app.
   const { listen } = await import('./serve.js');
-  const running = await listen(database, config);
+  const running = await listen(database, config, store);
   const worker = cluster.isWorker ? workerServing(running) : undefined;
   if (!worker) log(listeningLine(running.url, target.provider));
 

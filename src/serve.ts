@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { setLogLevel } from './log.js';
+import type { RateLimitStore } from './http/rate-limit.js';
 import { createApp } from './server.js';
 
 export interface RunningServer {
@@ -32,7 +33,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   );
 }
 
-export async function listen(database: Database, config: ListenConfig): Promise<RunningServer> {
+/** `rateLimitStore`: where the limit is counted when not in this process's memory (Redis, a cluster's primary). */
+export async function listen(database: Database, config: ListenConfig, rateLimitStore?: RateLimitStore): Promise<RunningServer> {
   setLogLevel(config.LOG_LEVEL ?? 'info');
   const server = createServer(
     {
@@ -42,7 +44,7 @@ export async function listen(database: Database, config: ListenConfig): Promise<
       // How often Node checks those two timeouts (its default, 30 s, would add up to that much).
       connectionsCheckingInterval: 1000,
     },
-    createApp(database, config),
+    createApp(database, config, rateLimitStore),
   );
   server.keepAliveTimeout = (config.KEEP_ALIVE_TIMEOUT_SECONDS ?? 5) * 1000;
   server.maxConnections = config.MAX_CONNECTIONS ?? 1000;

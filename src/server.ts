@@ -7,6 +7,7 @@ import { restRoutes } from './modules/index.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
+import type { RateLimitStore } from './http/rate-limit.js';
 import { currentRequestFacts, inRequestScope, noteRequest } from './http/request-scope.js';
 import { bodyDrained, errorBody, json } from './http/responses.js';
 import { logError, logRequest } from './log.js';
@@ -40,8 +41,8 @@ function withoutBody(response: Response): Response {
 }
 
 /** One handler for everything: /healthz, /graphql and /api/v1. */
-export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'CORS_ORIGINS'>>) {
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE);
+export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'CORS_ORIGINS'>>, rateLimitStore?: RateLimitStore) {
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore);
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
   const cors = createCors(config.CORS_ORIGINS ?? []);

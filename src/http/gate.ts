@@ -3,7 +3,7 @@ import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import { logError } from '../log.js';
-import { type RateLimitHit, type RateLimitStore, rateLimitStore } from './rate-limit.js';
+import { type RateLimitHit, type RateLimitStore, RateLimiter } from './rate-limit.js';
 import { noteRequest } from './request-scope.js';
 
 export type Admission =
@@ -32,10 +32,12 @@ function failingOpen(store: RateLimitStore) {
 
 /**
  * The one door for REST and GraphQL alike: the `X-Api-Key` rule, the rate limit per
- * key, and a context whose database client sees only the key's workspace.
+ * key, and a context whose database client sees only the key's workspace. The rate
+ * limit is counted in `store` when one is given (Redis, or a cluster's primary), else
+ * in this process's memory.
  */
-export function createGate(database: Database, rateLimitPerMinute: number) {
-  const limiter = rateLimitStore(rateLimitPerMinute);
+export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore) {
+  const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = failingOpen(limiter);
   const authenticate = createAuthenticator(database.prisma);
   // A scoped client is a cheap view over the one connection pool; keep one per workspace

@@ -54,17 +54,3 @@ export class RateLimiter implements RateLimitStore {
     for (const [key, w] of this.windows) if (now - w.start >= WINDOW_MS) this.windows.delete(key);
   }
 }
-
-// The store main.ts chose for this process (Redis, or the cluster primary). Set once at
-// start-up, before serving: the app is built by server.ts from the limit alone.
-let processStore: RateLimitStore | undefined;
-
-/** Makes every gate built from now on in this process count in `store`. */
-export function useRateLimitStore(store: RateLimitStore | undefined): void {
-  processStore = store;
-}
-
-/** A gate's store: the process's shared one, or else windows of its own in memory. */
-export function rateLimitStore(limit: number): RateLimitStore {
-  return processStore ?? new RateLimiter(limit);
-}

@@ -31,7 +31,8 @@ let running: AutocannonInstance | undefined;
 /** Stops the load under way, if any (Ctrl-C). */
 export const stopLoad = () => running?.stop();
 
-const percentile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
+/** The value at or below which p% of `sorted` (ascending) lies; 0 for no values. */
+export const percentile = (sorted: ArrayLike<number>, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
 
 /**
  * Drives `server` with autocannon from this process for `seconds`, reading the server's

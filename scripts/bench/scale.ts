@@ -15,6 +15,7 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { listen } from '../../src/serve.js';
+import { percentile } from './load.js';
 import { buildService, startServer } from './processes.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -151,10 +152,6 @@ async function timeRequests(base: string, key: string, path: string, body?: obje
     if (i >= warmUp) timings.push(performance.now() - begin);
   }
   return timings.sort((a, b) => a - b);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function ms(n: number): string {

@@ -89,12 +89,11 @@ class SqliteQueryable {
   async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
     return this.run(() => {
       const { statement, columnNames, declaredTypes } = this.statements.get(query.sql);
-      const args = query.args.map((arg, i) => toSqliteValue(arg, query.argTypes[i]));
       if (!statement.reader) {
-        statement.run(args);
+        statement.run(sqliteArgs(query));
         return { columnNames: [], columnTypes: [], rows: [] };
       }
-      const rows = statement.all(args) as unknown[][];
+      const rows = statement.all(sqliteArgs(query)) as unknown[][];
       const columnTypes = columnTypesOf(declaredTypes, rows);
       return { columnNames, columnTypes, rows: rows.map((row) => fromSqliteRow(row, columnTypes)) };
     });
@@ -103,8 +102,8 @@ class SqliteQueryable {
   async executeRaw(query: SqlQuery): Promise<number> {
     return this.run(() => {
       const { statement } = this.statements.get(query.sql);
-      const args = query.args.map((arg, i) => toSqliteValue(arg, query.argTypes[i]));
       // A statement with RETURNING is a reader; run it to the end all the same.
+      const args = sqliteArgs(query);
       return statement.reader ? (statement.all(args), 0) : statement.run(args).changes;
     });
   }
@@ -203,6 +202,8 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
 }
 
 // --- Values in and out ---
+
+const sqliteArgs = (query: SqlQuery) => query.args.map((arg, i) => toSqliteValue(arg, query.argTypes[i]));
 
 function toSqliteValue(arg: unknown, argType: ArgType | undefined): unknown {
   if (arg === null) return null;

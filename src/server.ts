@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Request, Response } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';

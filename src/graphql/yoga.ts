@@ -1,10 +1,11 @@
 import { STATUS_CODES } from 'node:http';
+import { Request, Response } from '@whatwg-node/fetch';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
 import type { Gate } from '../http/gate.js';
 import { currentRequestId } from '../http/request-scope.js';
-import { readBody } from '../http/responses.js';
+import { headersOf, readBody } from '../http/responses.js';
 import { logError } from '../log.js';
 import type { Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
@@ -25,7 +26,7 @@ export const PARSE_CACHE_LIMITS = { entries: 1_000, chars: 4_000_000 };
 function refusal(status: number, message: string, code: string, headers: Record<string, string>): Response {
   return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
     status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    headers: headersOf({ 'Content-Type': 'application/json; charset=utf-8', ...headers }),
   });
 }
 

@@ -1,10 +1,23 @@
 import { STATUS_CODES } from 'node:http';
+import { Response } from '@whatwg-node/fetch';
+
+/**
+ * Response headers as a plain object with lower-case names. Responses are
+ * @whatwg-node/fetch's, which the server adapter writes out without a stream; their
+ * Headers keep an object's names as given, so a later `set('X-Request-Id')` would add
+ * a second header beside a mixed-case one.
+ */
+export function headersOf(headers: Record<string, string>): Record<string, string> {
+  const lower: Record<string, string> = {};
+  for (const name of Object.keys(headers)) lower[name.toLowerCase()] = headers[name]!;
+  return lower;
+}
 
 /** JSON responses (with the reason phrase HTTP/1.1 clients show beside the status). */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   const statusText = STATUS_CODES[status] ?? '';
-  if (status === 204) return new Response(null, { status, statusText, headers });
-  return new Response(JSON.stringify(body), { status, statusText, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } });
+  if (status === 204) return new Response(null, { status, statusText, headers: headersOf(headers) });
+  return new Response(JSON.stringify(body), { status, statusText, headers: headersOf({ 'Content-Type': 'application/json; charset=utf-8', ...headers }) });
 }
 
 export const errorBody = (message: string) => ({ message });

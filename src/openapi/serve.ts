@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { Response } from '@whatwg-node/fetch';
 import { noteRequest } from '../http/request-scope.js';
-import { errorBody, json } from '../http/responses.js';
+import { errorBody, headersOf, json } from '../http/responses.js';
 import type { OpenApiDocument } from './document.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -56,7 +57,7 @@ export function createApiDocs(document: OpenApiDocument) {
     return bytes;
   };
   const send = (body: string | Buffer, type: string, headers: Record<string, string> = {}) =>
-    new Response(typeof body === 'string' ? body : new Uint8Array(body), { status: 200, headers: { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', ...headers } });
+    new Response(typeof body === 'string' ? body : new Uint8Array(body), { status: 200, headers: headersOf({ 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', ...headers }) });
 
   return {
     openapi(request: Request): Response {

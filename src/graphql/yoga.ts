@@ -80,6 +80,9 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
       defaultQuery: '# Put your API key in the Headers tab below, then run:\n{\n  contacts(perPage: 5) {\n    total\n    data { id email }\n  }\n}\n',
     },
     batching: { limit: 10 },
+    // The body is read within MAX_BODY_BYTES before Yoga sees it (handle, below); Yoga's
+    // own limit would pipe every body through a second stream to count it again.
+    maxRequestBodySize: false,
     parserAndValidationCache: { documentCache, errorCache },
     plugins: [limits],
     context: ({ admitted }) => admitted,

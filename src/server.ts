@@ -59,7 +59,8 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     let response: Response;
     const head = request.method === 'HEAD';
     const preflight = isPreflight(request);
-    const path = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const path = url.pathname;
     try {
       // Preflights carry no key: answered here, whatever the path, before any route or key check.
       if (preflight) {
@@ -72,7 +73,7 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, requestId);
       } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request);
       else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path);
-      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId);
+      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId, url);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
       // A client that went away (or was cut off by a timeout) mid-body is not a server failure; nobody reads this answer.

@@ -39,12 +39,12 @@ const splitPath = (path: string) => path.split('/').filter(Boolean);
 /**
  * The routes whose path fits, each with its parameters and how many literal segments
  * it has: among those allowing the method, the most literal wins
- * (`PUT /contacts/upsert` over `PUT /contacts/{id}`).
+ * (`PUT /contacts/upsert` over `PUT /contacts/{id}`). Only routes of the same length
+ * and first segment (every path starts with its resource) are tried.
  */
-function match(routes: CompiledRoute[], segments: string[]) {
+function match(routes: RouteTable, segments: string[]) {
   const fits: { route: CompiledRoute; params: Record<string, string>; literals: number }[] = [];
-  for (const route of routes) {
-    if (route.segments.length !== segments.length) continue;
+  for (const route of routes.get(bucketOf(segments)) ?? []) {
     const params: Record<string, string> = {};
     let literals = 0;
     const ok = route.segments.every((s, i) => {
@@ -57,19 +57,24 @@ function match(routes: CompiledRoute[], segments: string[]) {
   return fits.sort((a, b) => b.literals - a.literals);
 }
 
+type RouteTable = Map<string, CompiledRoute[]>;
+const bucketOf = (segments: string[]) => `${segments.length} ${segments[0]}`;
+
 /**
  * The REST face: each route runs its GraphQL operation in-process with the same
  * context as /graphql, and maps error codes to statuses. No business logic here.
  */
 export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Gate, idempotent: Idempotency, prefix = '/api/v1') {
-  const routes: CompiledRoute[] = table.map((r) => ({
-    ...r,
-    segments: splitPath(r.path),
-    compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`),
-  }));
+  const routes: RouteTable = new Map();
+  for (const r of table) {
+    const route = { ...r, segments: splitPath(r.path), compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`) };
+    if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
+    const bucket = bucketOf(route.segments);
+    routes.set(bucket, [...(routes.get(bucket) ?? []), route]);
+  }
 
-  return async function handle(request: Request, requestId: string): Promise<Response> {
-    const url = new URL(request.url);
+  /** `url` is the request's, already parsed by the server. */
+  return async function handle(request: Request, requestId: string, url: URL): Promise<Response> {
     const base = { 'X-Request-Id': requestId };
     let segments: string[];
     try {

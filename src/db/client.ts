@@ -1,6 +1,4 @@
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
-import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
+import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
 import { SqliteAdapterFactory } from './sqlite-adapter.js';
 
@@ -22,13 +20,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   let listener: ((sql: string, params: string) => void) | undefined;
   const log = [{ emit: 'event', level: 'query' }] as const;
   let prisma: Db;
+  // Only the target's generated client and driver are loaded: a process never holds the other's.
   if (target.provider === 'sqlite') {
     ensureSqliteFolder(target);
+    const { PrismaClient } = await import('../generated/sqlite/client.js');
     const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
-    prisma = new SqliteClient({ adapter, log: [...log] }) as unknown as Db;
+    prisma = new PrismaClient({ adapter, log: [...log] }) as unknown as Db;
   } else {
+    const [{ PrismaClient }, { PrismaPg }] = await Promise.all([import('../generated/postgresql/client.js'), import('@prisma/adapter-pg')]);
     const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
-    prisma = new PostgresClient({ adapter, log: [...log] }) as unknown as Db;
+    prisma = new PrismaClient({ adapter, log: [...log] }) as unknown as Db;
   }
   if (target.provider === 'sqlite') {
     // WAL lets readers run while a write commits; the API serves both at once.

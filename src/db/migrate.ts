@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
 import { openSqliteFile } from './sqlite-adapter.js';
 
@@ -114,6 +113,8 @@ export async function applyMigrations(target: DatabaseTarget, options: { log?: (
     return applied;
   }
 
+  // Loaded only for PostgreSQL: a SQLite process never holds the driver.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: target.url });
   await client.connect();
   try {

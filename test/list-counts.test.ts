@@ -69,6 +69,43 @@ describe('stored list totals', () => {
     }).toEqual({ all: 3, pending: 1, paid: 1, failed: 1, refunded: 0 });
   });
 
+  it("count a transaction search from its links' counters plus the reference matches on other links, each match once", async () => {
+    const api = await newClient(app);
+    const account = (await api.post('/payment-provider-accounts', { name: 'Main', provider: 'stripe' })).body;
+    const link = async (name: string) => (await api.post('/payment-links', { name, payment_provider_account_id: account.id })).body;
+    const [gold, silver, goldExtra] = [await link('Gold plan'), await link('Silver'), await link('Gold extra')];
+    const tx = async (on: { id: string }, reference: string) =>
+      (await api.post('/payment-transactions', { payment_link_id: on.id, provider_reference: reference, amount: 10, currency: 'USD' })).body;
+    // The link's name and the reference both match pi_gold_a3: it counts once.
+    const [a1] = [await tx(gold, 'pi_a1'), await tx(gold, 'pi_a2'), await tx(gold, 'pi_gold_a3')];
+    const [b1] = [await tx(silver, 'pi_gold_b1'), await tx(silver, 'pi_b2')];
+    await tx(goldExtra, 'pi_c1');
+    const paid = { type: 'payment.paid', status: 'paid', provider_reference: 'evt_1', occurred_at: '2026-11-20T10:00:00Z' };
+    for (const t of [a1, b1]) expect((await api.post(`/payment-transactions/${t.id}/events`, paid)).status).toBe(201);
+
+    /** A full first page (so its total is not told by the page) and the statements it sent. */
+    const searched = async (query: string, perPage: number) => {
+      const sent: string[] = [];
+      app.database.onStatement((sql) => sent.push(sql));
+      let body: any;
+      try {
+        body = (await api.get(`/payment-transactions?${query}&per_page=${perPage}`)).body;
+      } finally {
+        app.database.onStatement(undefined);
+      }
+      expect(body.data).toHaveLength(perPage);
+      return { total: body.total, counter: sent.some((sql) => sql.includes('ListCount')) };
+    };
+    expect(await searched('search=gold', 2)).toEqual({ total: 5, counter: true });
+    expect(await total(api, '/payment-transactions?search=gold')).toBe(5);
+    expect(await searched('search=gold&status=paid', 1)).toEqual({ total: 2, counter: true });
+    expect(await total(api, '/payment-transactions?search=gold&status=paid')).toBe(2);
+    expect(await searched('search=gold&status=pending', 1)).toEqual({ total: 3, counter: true });
+    expect(await total(api, '/payment-transactions?search=gold&status=pending')).toBe(3);
+    // No link's name matches: the reference matches alone, counted.
+    expect(await searched('search=pi_a', 1)).toEqual({ total: 2, counter: false });
+  });
+
   it('are read from the counters, never counted over the rows, unless a search or both deal filters are given', async () => {
     const api = await newClient(app);
     const sqlOf = async (path: string) => {

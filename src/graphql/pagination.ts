@@ -56,9 +56,17 @@ async function storedCount(ctx: Context, { list, bucket }: CountedList): Promise
   return row?.rows ?? 0;
 }
 
+/** The rows of several buckets of one list added up (buckets that do not overlap), in one statement. */
+export async function storedCounts(ctx: Context, list: CountedList['list'], buckets: string[]): Promise<number> {
+  if (buckets.length === 0) return 0;
+  const { _sum } = await ctx.db.listCount.aggregate({ where: { list, bucket: { in: buckets } }, _sum: { rows: true } });
+  return _sum.rows ?? 0;
+}
+
 /**
  * One page of a model: its total (the stored count for a `counted` list; else the
- * page itself when it ends the list, or a count) and one findMany whose include/select
+ * page itself when it ends the list, or `count`, by default a count of the rows that
+ * match `where`) and one findMany whose include/select
  * is folded from the `data` selection, so relations load in a bounded number of queries.
  *
  * Past page 1 the page's ids are found first, from the list's index alone, and only
@@ -67,7 +75,7 @@ async function storedCount(ctx: Context, { list, bucket }: CountedList): Promise
  */
 export async function paginate<T = any>(
   delegate: Delegate,
-  args: { page: number; perPage: number; where: unknown; orderBy: unknown; typeName: string; counted?: CountedList },
+  args: { page: number; perPage: number; where: unknown; orderBy: unknown; typeName: string; counted?: CountedList; count?: () => Promise<number> },
   ctx: Context,
   info: GraphQLResolveInfo,
 ): Promise<Page<T>> {
@@ -88,7 +96,7 @@ export async function paginate<T = any>(
     // does not (a full page, or past the end). Searches mostly find fewer than a page.
     data = await rows();
     const endsList = data.length < args.perPage && (data.length > 0 || skip === 0);
-    total = endsList ? skip + data.length : ((await delegate.count({ where: args.where })) as number);
+    total = endsList ? skip + data.length : args.count ? await args.count() : ((await delegate.count({ where: args.where })) as number);
   }
   return {
     currentPage: args.page,

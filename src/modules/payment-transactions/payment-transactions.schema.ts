@@ -5,7 +5,7 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { pagedRelation, pageType, paginate, storedCounts } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
 import { unknownId } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
@@ -116,14 +116,27 @@ async function once<T>(find: () => Promise<T | null>, insert: () => Promise<T>):
 const LINK_IDS_IN_SEARCH = 100;
 
 /**
- * "The transaction's link name matches": the matching links' ids when they are few, so
- * the database can combine two indexes (trigram on the reference, the link id) instead of
- * joining every transaction to its link to test the name.
+ * A search's filter and, when it can, its total without counting the matches:
+ * "the reference or the link's name contains the term" becomes "the reference matches,
+ * or the link is one of these few", so the database combines two indexes (trigram on
+ * the reference, the link id) instead of joining every transaction to its link. The
+ * total is then the stored counts of those links (per status when filtered) plus a
+ * count of the reference matches on other links, which the trigram index finds.
  */
-async function linkNameMatch(ctx: Context, search: string) {
+async function searchFilter(ctx: Context, search: string, status: string | undefined) {
+  const reference = { referenceSearch: matching(search) };
   const links = await ctx.db.paymentLink.findMany({ where: { nameSearch: matching(search) }, select: { id: true }, take: LINK_IDS_IN_SEARCH + 1 });
-  if (links.length > LINK_IDS_IN_SEARCH) return { paymentLink: { nameSearch: matching(search) } };
-  return { paymentLinkId: { in: links.map((l) => l.id) } };
+  if (links.length > LINK_IDS_IN_SEARCH) return { where: { status, OR: [reference, { paymentLink: { nameSearch: matching(search) } }] } };
+  const ids = links.map((l) => l.id);
+  const buckets = ids.map((id) => (status ? `link:${id}|status:${status}` : `link:${id}`));
+  const count = async () => {
+    const [onLinks, otherwise] = await Promise.all([
+      storedCounts(ctx, 'PaymentTransaction', buckets),
+      ctx.db.paymentTransaction.count({ where: { status, ...reference, paymentLinkId: { notIn: ids } } }),
+    ]);
+    return onLinks + otherwise;
+  };
+  return { where: { status, OR: [reference, { paymentLinkId: { in: ids } }] }, count };
 }
 
 builder.queryFields((t) => ({
@@ -138,9 +151,10 @@ builder.queryFields((t) => ({
     args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PaymentTransactionFilter }) },
     resolve: async (_root, args, ctx, info) => {
       const { page, perPage, status, search } = parseInput(PaymentTransactionListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      const where = { status, ...(search ? { OR: [{ referenceSearch: matching(search) }, await linkNameMatch(ctx, search)] } : {}) };
-      const counted = search ? undefined : ({ list: 'PaymentTransaction', bucket: status ? `status:${status}` : '' } as const);
-      return paginate(ctx.db.paymentTransaction, { page, perPage, where, orderBy: { id: 'desc' }, typeName: 'PaymentTransaction', counted }, ctx, info);
+      const list = { page, perPage, orderBy: { id: 'desc' }, typeName: 'PaymentTransaction' };
+      if (search) return paginate(ctx.db.paymentTransaction, { ...list, ...(await searchFilter(ctx, search, status)) }, ctx, info);
+      const counted = { list: 'PaymentTransaction', bucket: status ? `status:${status}` : '' } as const;
+      return paginate(ctx.db.paymentTransaction, { ...list, where: { status }, counted }, ctx, info);
     },
   }),
 }));

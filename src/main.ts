@@ -1,3 +1,4 @@
+import './v8-flags.js';
 import cluster from 'node:cluster';
 import { createKey } from './auth/api-keys.js';
 import { runPrimary, workerServing } from './cluster.js';

@@ -51,12 +51,7 @@ export interface CountedList {
   bucket: string;
 }
 
-async function storedCount(ctx: Context, { list, bucket }: CountedList): Promise<number> {
-  const row = await ctx.db.listCount.findFirst({ where: { list, bucket }, select: { rows: true } });
-  return row?.rows ?? 0;
-}
-
-/** The rows of several buckets of one list added up (buckets that do not overlap), in one statement. */
+/** The rows of one list's buckets added up (buckets that do not overlap), in one statement. */
 export async function storedCounts(ctx: Context, list: CountedList['list'], buckets: string[]): Promise<number> {
   if (buckets.length === 0) return 0;
   const { _sum } = await ctx.db.listCount.aggregate({ where: { list, bucket: { in: buckets } }, _sum: { rows: true } });
@@ -90,7 +85,7 @@ export async function paginate<T = any>(
   let total: number;
   let data: unknown[];
   if (args.counted) {
-    [total, data] = await Promise.all([storedCount(ctx, args.counted), rows()]);
+    [total, data] = await Promise.all([storedCounts(ctx, args.counted.list, [args.counted.bucket]), rows()]);
   } else {
     // A page that ends the list tells the total itself: count the rows only when it
     // does not (a full page, or past the end). Searches mostly find fewer than a page.

@@ -10,7 +10,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createKey } from '../../src/auth/api-keys.js';
-import { RANDOM_PAGE_COST, openDatabase } from '../../src/db/client.js';
+import { POSTGRES_SESSION_OPTIONS, openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
@@ -31,7 +31,7 @@ if (!Number.isInteger(REQUESTS) || REQUESTS < 10) throw new Error('--requests mu
 const scratch = await scratchDatabase('postgresql', values.database, 'scale');
 const target = resolveDatabase(scratch.url);
 // Planned with the service's own session settings, so the plans shown are the ones it gets.
-const sql = new pg.Client({ connectionString: scratch.url, options: `-c random_page_cost=${RANDOM_PAGE_COST}` });
+const sql = new pg.Client({ connectionString: scratch.url, options: POSTGRES_SESSION_OPTIONS });
 let stopService: (() => Promise<void>) | undefined;
 
 try {

@@ -11,6 +11,9 @@ export type Db = SqliteClient;
 /** `random_page_cost` of the service's PostgreSQL sessions (see openDatabase). */
 export const RANDOM_PAGE_COST = 1.1;
 
+/** The settings every PostgreSQL session of the service starts with (node-postgres `options`). */
+export const POSTGRES_SESSION_OPTIONS = `-c random_page_cost=${RANDOM_PAGE_COST}`;
+
 export interface Database {
   prisma: Db;
   target: DatabaseTarget;
@@ -35,7 +38,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // disks): with 4, a GraphQL page of 100 deals with their contacts scanned a small
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
-    const adapter = new PrismaPg({ connectionString: target.url, max: 10, options: `-c random_page_cost=${RANDOM_PAGE_COST}` });
+    const adapter = new PrismaPg({ connectionString: target.url, max: 10, options: POSTGRES_SESSION_OPTIONS });
     prisma = new PrismaClient({ adapter, log: [...log] }) as unknown as Db;
   }
   if (target.provider === 'sqlite') {

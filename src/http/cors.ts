@@ -1,4 +1,5 @@
 import { Response } from '@whatwg-node/fetch';
+
 /**
  * CORS, one rule for every path (/api/v1, /graphql, /healthz): only the origins listed
  * in CORS_ORIGINS get Access-Control-Allow-* headers, always with credentials; any

@@ -124,9 +124,10 @@ const LINK_IDS_IN_SEARCH = 100;
  * count of the reference matches on other links, which the trigram index finds.
  */
 async function searchFilter(ctx: Context, search: string, status: string | undefined) {
-  const reference = { referenceSearch: matching(search) };
-  const links = await ctx.db.paymentLink.findMany({ where: { nameSearch: matching(search) }, select: { id: true }, take: LINK_IDS_IN_SEARCH + 1 });
-  if (links.length > LINK_IDS_IN_SEARCH) return { where: { status, OR: [reference, { paymentLink: { nameSearch: matching(search) } }] } };
+  const term = matching(search);
+  const reference = { referenceSearch: term };
+  const links = await ctx.db.paymentLink.findMany({ where: { nameSearch: term }, select: { id: true }, take: LINK_IDS_IN_SEARCH + 1 });
+  if (links.length > LINK_IDS_IN_SEARCH) return { where: { status, OR: [reference, { paymentLink: { nameSearch: term } }] } };
   const ids = links.map((l) => l.id);
   const buckets = ids.map((id) => (status ? `link:${id}|status:${status}` : `link:${id}`));
   const count = async () => {

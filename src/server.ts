@@ -9,7 +9,7 @@ import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
 import type { RateLimitStore } from './http/rate-limit.js';
-import { currentRequestFacts, inRequestScope, noteRequest } from './http/request-scope.js';
+import type { RequestFacts } from './http/request-facts.js';
 import { bodyDrained, errorBody, json } from './http/responses.js';
 import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
@@ -49,13 +49,11 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
   const cors = createCors(config.CORS_ORIGINS ?? []);
   const apiDocs = createApiDocs(openApiDocument());
 
-  return createServerAdapter((request: Request) => {
-    const requestId = requestIdOf(request);
-    return inRequestScope(requestId, () => serve(request, requestId));
-  });
+  return createServerAdapter((request: Request) => serve(request, { requestId: requestIdOf(request) }));
 
-  async function serve(request: Request, requestId: string): Promise<Response> {
+  async function serve(request: Request, facts: RequestFacts): Promise<Response> {
     const started = performance.now();
+    const { requestId } = facts;
     let response: Response;
     const head = request.method === 'HEAD';
     const preflight = isPreflight(request);
@@ -64,16 +62,16 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     try {
       // Preflights carry no key: answered here, whatever the path, before any route or key check.
       if (preflight) {
-        noteRequest({ route: 'CORS preflight' });
+        facts.route = 'CORS preflight';
         response = cors.preflight(request);
       } else if (path === '/healthz') {
         response = request.method === 'GET' || head ? await health(database) : json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
       } else if (path === '/graphql') {
         // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
-        response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, requestId);
-      } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request);
-      else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path);
-      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, requestId, url);
+        response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);
+      } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request, facts);
+      else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path, facts);
+      else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, facts, url);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
       // A client that went away (or was cut off by a timeout) mid-body is not a server failure; nobody reads this answer.
@@ -93,9 +91,8 @@ export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_P
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.
     if (sentBody(request) && !bodyDrained(request)) response.headers.set('Connection', 'close');
-    const facts = currentRequestFacts();
-    const route = facts?.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
-    logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts?.workspaceId });
+    const route = facts.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
+    logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts.workspaceId });
     return response;
   }
 }

@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
-import { inRequestScope } from '../src/http/request-scope.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGate } from '../src/http/gate.js';
 import { BoundedCache } from '../src/http/bounded-cache.js';
@@ -49,7 +48,7 @@ describe('/graphql checks the key first', () => {
   it('keeps nothing in the parse cache for unauthenticated documents, and bounds it for authenticated ones', async () => {
     const graphql = createGraphQL(schema, createGate(app.database, 0));
     const post = (query: string, key?: string) =>
-      graphql.handle(new Request('http://localhost/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Api-Key': key } : {}) }, body: JSON.stringify({ query }) }), 'test');
+      graphql.handle(new Request('http://localhost/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Api-Key': key } : {}) }, body: JSON.stringify({ query }) }), { requestId: 'test' });
     for (let i = 0; i < 50; i += 1) expect((await post(`{ a${i}: products { total } }`)).status).toBe(401);
     expect(graphql.documentCache.size).toBe(0);
     for (let i = 0; i < 5; i += 1) expect((await post(`{ a${i}: products { total } }`, api.key)).status).toBe(200);
@@ -137,25 +136,44 @@ describe('BoundedCache', () => {
 });
 
 describe('errors masked inside Yoga', () => {
-  it('are logged with the request id, as one line with no stack trace', async () => {
-    const failing = new GraphQLSchema({
-      query: new GraphQLObjectType({ name: 'Query', fields: { boom: { type: GraphQLString, resolve: () => Promise.reject(new Error('secret internals')) } } }),
-    });
+  const failing = new GraphQLSchema({
+    query: new GraphQLObjectType({
+      name: 'Query',
+      fields: {
+        boom: { type: GraphQLString, resolve: () => Promise.reject(new Error('secret internals')) },
+        fine: { type: GraphQLString, resolve: () => 'fine' },
+      },
+    }),
+  });
+
+  /** Sends `body` through a Yoga over `failing`; the error lines written meanwhile, parsed. */
+  async function sendCapturing(body: unknown, requestId: string) {
     const graphql = createGraphQL(failing, createGate(app.database, 0));
     const lines: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
     process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
-    let res: Response;
     try {
-      const request = new Request('http://localhost/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': api.key }, body: JSON.stringify({ query: '{ boom }' }) });
-      res = await inRequestScope('req-masked-42', () => graphql.handle(request, 'req-masked-42'));
+      const request = new Request('http://localhost/graphql', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': api.key }, body: JSON.stringify(body) });
+      const res = await graphql.handle(request, { requestId });
+      expect(lines.join('')).not.toMatch(/\n\s+at /);
+      return { body: await res.json(), logged: lines.map((line) => JSON.parse(line)) };
     } finally {
       process.stderr.write = write;
     }
-    expect((await res.json()).errors[0]).toMatchObject({ message: 'Server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-    const logged = lines.map((line) => JSON.parse(line));
-    expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ level: 'error', request_id: 'req-masked-42', where: 'boom' });
-    expect(lines.join('')).not.toMatch(/\n\s+at /);
+  }
+
+  it('are logged with the request id, as one line with no stack trace', async () => {
+    const { body, logged } = await sendCapturing({ query: '{ boom }' }, 'req-masked-42');
+    expect(body.errors).toEqual([{ message: 'Server error.', path: ['boom'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(logged).toEqual([expect.objectContaining({ level: 'error', request_id: 'req-masked-42', where: 'boom', error: 'Error', message: 'secret internals' })]);
+  });
+
+  it('are logged once each in a batch, with the batch request id', async () => {
+    const { body, logged } = await sendCapturing([{ query: '{ boom }' }, { query: '{ fine }' }, { query: '{ b: boom }' }], 'req-batch-7');
+    expect(body.map((r: any) => r.data)).toEqual([{ boom: null }, { fine: 'fine' }, { b: null }]);
+    expect(logged.map((l) => [l.request_id, l.where])).toEqual([
+      ['req-batch-7', 'boom'],
+      ['req-batch-7', 'b'],
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
 import type { Gate } from '../http/gate.js';
-import { currentRequestId } from '../http/request-scope.js';
+import type { RequestFacts } from '../http/request-facts.js';
 import { headersOf, readBody } from '../http/responses.js';
 import { logError } from '../log.js';
 import type { Context } from './context.js';
@@ -30,9 +30,18 @@ function refusal(status: number, message: string, code: string, headers: Record<
   });
 }
 
+/**
+ * A server error is logged when its result is ready, with the id of the request it
+ * answers (`logServerErrors`); until then its cause is kept here, beside the masked error
+ * a client sees. Yoga logs every error it masks too: those are known here and skipped.
+ */
+const causes = new WeakMap<GraphQLError, unknown>();
+const masked = new WeakSet<object>();
+
+/** Yoga's own log lines, as ours (one JSON line, no stack trace), for what no result carries. */
 function yogaLog(...args: unknown[]): void {
   const error = args.find((a) => a instanceof Error) ?? new Error(String(args[0]));
-  if (!(error instanceof GraphQLError)) logError(currentRequestId(), error, 'graphql (yoga)');
+  if (!(error instanceof GraphQLError) && !masked.has(error)) logError('none', error, 'graphql (yoga)');
 }
 
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
@@ -64,6 +73,18 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     },
   };
 
+  // Every result, a batch's too, passes here with the request it answers: one error line per server error.
+  const logServerErrors: Plugin<{}, ServerContext> = {
+    onResultProcess({ result, serverContext }) {
+      const requestId = serverContext.admitted?.requestId ?? 'none';
+      for (const single of Array.isArray(result) ? result : [result]) {
+        for (const error of ('errors' in single ? single.errors : undefined) ?? []) {
+          if (causes.has(error)) logError(requestId, causes.get(error), error.path?.join('.') ?? 'graphql');
+        }
+      }
+    },
+  };
+
   const yoga = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -84,7 +105,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     // own limit would pipe every body through a second stream to count it again.
     maxRequestBodySize: false,
     parserAndValidationCache: { documentCache, errorCache },
-    plugins: [limits],
+    plugins: [limits, logServerErrors],
     context: ({ admitted }) => admitted,
     // Yoga's own log lines go out as ours (one JSON line, no stack trace); a client's
     // mistake (a GraphQLError, answered with its code) is not a server problem to log.
@@ -101,17 +122,20 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
           const { code = ErrorCode.BadUserInput, errors, http } = known.extensions as { code?: string; errors?: unknown; http?: unknown };
           return new GraphQLError(known.message, { nodes: known.nodes, path: known.path, extensions: { code, ...(errors ? { errors } : {}), ...(http ? { http } : {}) } });
         }
-        logError(currentRequestId(), raised.originalError ?? raised, raised.path?.join('.') ?? 'graphql');
-        return new GraphQLError('Server error.', { path: raised.path, extensions: { code: ErrorCode.Internal } });
+        if (typeof error === 'object' && error !== null) masked.add(error);
+        const serverError = new GraphQLError('Server error.', { path: raised.path, extensions: { code: ErrorCode.Internal } });
+        causes.set(serverError, raised.originalError ?? raised);
+        return serverError;
       },
     },
   });
 
-  async function handle(request: Request, requestId: string): Promise<Response> {
+  async function handle(request: Request, facts: RequestFacts): Promise<Response> {
+    const { requestId } = facts;
     if (wantsGraphiQL(request)) return yoga.handleRequest(request, {} as ServerContext);
     let admission: Awaited<ReturnType<Gate>>;
     try {
-      admission = await gate(request, requestId);
+      admission = await gate(request, facts);
     } catch (error) {
       // Nothing ran: the request as a whole failed, so HTTP says 500 too.
       logError(requestId, error, 'graphql gate');

@@ -4,7 +4,7 @@ import { scopeToWorkspace } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import { logError } from '../log.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from './rate-limit.js';
-import { noteRequest } from './request-scope.js';
+import type { RequestFacts } from './request-facts.js';
 
 export type Admission =
   | { ok: true; context: Context; headers: Record<string, string> }
@@ -52,7 +52,8 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     }
     return db;
   };
-  return async function admit(request: Request, requestId: string): Promise<Admission> {
+  return async function admit(request: Request, facts: RequestFacts): Promise<Admission> {
+    const { requestId } = facts;
     const caller = await authenticate(request.headers.get('x-api-key'));
     if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
     const headers: Record<string, string> = {};
@@ -65,7 +66,7 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
         return { ok: false, status: 429, message: 'Too Many Attempts.', headers };
       }
     }
-    noteRequest({ workspaceId: caller.workspace.id });
+    facts.workspaceId = caller.workspace.id;
     return {
       ok: true,
       headers,

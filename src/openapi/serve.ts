@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Response } from '@whatwg-node/fetch';
-import { noteRequest } from '../http/request-scope.js';
+import type { RequestFacts } from '../http/request-facts.js';
 import { errorBody, headersOf, json } from '../http/responses.js';
 import type { OpenApiDocument } from './document.js';
 
@@ -60,17 +60,17 @@ export function createApiDocs(document: OpenApiDocument) {
     new Response(typeof body === 'string' ? body : new Uint8Array(body), { status: 200, headers: headersOf({ 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', ...headers }) });
 
   return {
-    openapi(request: Request): Response {
-      noteRequest({ route: `${request.method} ${OPENAPI_PATH}` });
+    openapi(request: Request, facts: RequestFacts): Response {
+      facts.route = `${request.method} ${OPENAPI_PATH}`;
       if (!readable(request.method)) return notAllowed();
       return send(text, 'application/json; charset=utf-8', { 'Cache-Control': 'no-cache' });
     },
 
     /** `/docs` (or `/docs/`) is the page; `/docs/<name>` one of the listed files; anything else 404. */
-    docs(request: Request, path: string): Response {
+    docs(request: Request, path: string, facts: RequestFacts): Response {
       const name = path === DOCS_PATH || path === `${DOCS_PATH}/` ? '' : path.slice(DOCS_PATH.length + 1);
       const known = name === '' || name === 'init.js' || Object.hasOwn(ASSETS, name);
-      noteRequest({ route: known ? `${request.method} ${DOCS_PATH}${name ? `/${name}` : ''}` : 'unmatched' });
+      facts.route = known ? `${request.method} ${DOCS_PATH}${name ? `/${name}` : ''}` : 'unmatched';
       if (!known) return json(404, errorBody('Not found.'));
       if (!readable(request.method)) return notAllowed();
       if (name === '') return send(PAGE, 'text/html; charset=utf-8', { 'Content-Security-Policy': PAGE_POLICY, 'Cache-Control': 'no-cache' });

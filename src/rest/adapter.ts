@@ -5,7 +5,7 @@ import type { Gate } from '../http/gate.js';
 import { errorBody, json, readJsonBody } from '../http/responses.js';
 import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
-import { noteRequest } from '../http/request-scope.js';
+import type { RequestFacts } from '../http/request-facts.js';
 import { coerceVariables } from './coerce.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
@@ -74,7 +74,8 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
   }
 
   /** `url` is the request's, already parsed by the server. */
-  return async function handle(request: Request, requestId: string, url: URL): Promise<Response> {
+  return async function handle(request: Request, facts: RequestFacts, url: URL): Promise<Response> {
+    const { requestId } = facts;
     const base = { 'X-Request-Id': requestId };
     let segments: string[];
     try {
@@ -97,8 +98,8 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       return json(405, errorBody('Method not allowed.'), { ...base, Allow: allow });
     }
 
-    noteRequest({ route: `${request.method} ${prefix}${found.route.path}` });
-    const admission = await gate(request, requestId);
+    facts.route = `${request.method} ${prefix}${found.route.path}`;
+    const admission = await gate(request, facts);
     const headers = { ...base, ...admission.headers };
     if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);
     const refuse = (errors: FieldErrors) => respond(unprocessable(invalid(errors)), headers);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, type TestApp, newClient, startApp } from './support/app.js';
+import { type Client, type Reply, type TestApp, newClient, startApp } from './support/app.js';
 
 // Writes that lose a race get the contract's answer (404 or 422), never a 500.
 // Races show on PostgreSQL; SQLite serializes writes, so there these mostly check the plain path.
@@ -62,6 +62,58 @@ describe('lost races', () => {
       companies.flatMap((c) => [api.put(`/contacts/${contact.id}`, { company_ids: [c.id] }), api.delete(`/companies/${c.id}`)]),
     );
     for (const reply of replies) expect([200, 204, 404, 422]).toContain(reply.status);
+  });
+
+  // A referenced row deleted between a write's check and the write itself: the write's
+  // connect or foreign key fails, and the answer is the 422 on that field it would have
+  // got a moment later, never a 404 about the record being written. The write is held on
+  // a row lock (PostgreSQL) while the referenced row is deleted, so the race always happens.
+  describe.runIf(process.env.TEST_PROVIDER === 'postgresql')('a referenced row deleted while the write waits', () => {
+    /** Runs `during` while another connection holds a lock on the row `id` of `table`. */
+    const whileLocked = (table: string, id: string, during: () => Promise<void>) =>
+      app.database.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE id = $1 FOR UPDATE`, id);
+          await during();
+        },
+        { timeout: 30_000 },
+      );
+    const waiting = async () =>
+      (await app.database.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0]!.n;
+
+    async function race(lock: [string, string], write: () => Promise<Reply>, remove: () => Promise<Reply>) {
+      let reply!: Promise<Reply>;
+      await whileLocked(lock[0], lock[1], async () => {
+        reply = write();
+        await expect.poll(waiting, { timeout: 10_000, interval: 5 }).toBeGreaterThan(0);
+        expect((await remove()).status).toBe(204);
+      });
+      return reply;
+    }
+
+    it('POST /tasks with an owner deleted meanwhile is 422 on owner_ids', async () => {
+      const api = await newClient(app);
+      const user = (await api.post('/users', { name: 'U', email: 'gone@example.com' })).body;
+      const reply = await race(['Workspace', api.workspaceId], () => api.post('/tasks', { title: 'T', owner_ids: [user.id] }), () => api.delete(`/users/${user.id}`));
+      expect([reply.status, reply.body]).toEqual([422, { message: 'The given data was invalid.', errors: { owner_ids: ['The selected owner ids is invalid.'] } }]);
+      expect((await api.get('/tasks')).body.total).toBe(0);
+    });
+
+    it('PUT /companies/{id} with a contact deleted meanwhile is 422 on contact_ids', async () => {
+      const api = await newClient(app);
+      const company = (await api.post('/companies', { name: 'Co' })).body;
+      const contact = (await api.post('/contacts', { first_name: 'C', email: 'gone@example.com' })).body;
+      const reply = await race(['Company', company.id], () => api.put(`/companies/${company.id}`, { name: 'Renamed', contact_ids: [contact.id] }), () => api.delete(`/contacts/${contact.id}`));
+      expect([reply.status, reply.body]).toEqual([422, { message: 'The given data was invalid.', errors: { contact_ids: ['The selected contact ids is invalid.'] } }]);
+      expect((await api.get(`/companies/${company.id}`)).body.name).toBe('Co');
+    });
+
+    it('POST /tickets with its status deleted meanwhile is 422 on ticket_status_id', async () => {
+      const api = await newClient(app);
+      const status = (await api.post('/ticket-statuses', { name: 'Open' })).body;
+      const reply = await race(['Workspace', api.workspaceId], () => api.post('/tickets', { title: 'T', ticket_status_id: status.id }), () => api.delete(`/ticket-statuses/${status.id}`));
+      expect([reply.status, reply.body]).toEqual([422, { message: 'The given data was invalid.', errors: { ticket_status_id: ['The selected ticket status id is invalid.'] } }]);
+    });
   });
 
   it('refuses NUL characters in any string with 422 on both databases', async () => {

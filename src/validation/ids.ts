@@ -1,4 +1,5 @@
-import type { FieldErrors } from '../graphql/errors.js';
+import { isForeignKeyViolation, isRecordGone } from '../db/errors.js';
+import { type FieldErrors, invalid, noFieldErrors } from '../graphql/errors.js';
 import { Messages } from './messages.js';
 
 interface IdDelegate {
@@ -26,3 +27,21 @@ export async function unknownId(delegate: IdDelegate, id: unknown, field: string
  * make them the whole set (`set`); an absent array leaves the relation alone.
  */
 export const linkIds = (ids: string[] | undefined, how: 'connect' | 'set') => (ids ? { [how]: ids.map((id) => ({ id })) } : undefined);
+
+/**
+ * Runs a write whose referenced ids `recheck` checked just before it. A referenced row
+ * deleted in between fails the write (Prisma's P2025 on a connect or set, P2003 on a
+ * foreign key); the same checks, run again, name the field, so the caller gets the 422
+ * it would have got a moment later rather than a 404 about the record being written.
+ */
+export async function writeReferencing<T>(recheck: () => Promise<FieldErrors[]>, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isRecordGone(error) || isForeignKeyViolation(error)) {
+      const errors = Object.assign(noFieldErrors(), ...(await recheck()));
+      if (Object.keys(errors).length > 0) throw invalid(errors);
+    }
+    throw error;
+  }
+}

@@ -5,7 +5,8 @@ import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { linkIds, unknownIds } from '../../validation/ids.js';
+import type { Context } from '../../graphql/context.js';
+import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
 
@@ -50,16 +51,19 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** Every contact id must be a contact of the workspace. */
+const contactCheck = (ctx: Context, input: { contactIds?: readonly string[] | null }) => unknownIds(ctx.db.contact, input.contactIds, 'contact_ids');
+
 builder.mutationFields((t) => ({
   createCompany: t.prismaField({
     type: Company,
     args: { input: t.arg({ type: CompanyInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
-      return ctx.db.company.create({
-        ...query,
-        data: { ...data, ...newRow(ctx.workspace.id), contacts: linkIds(contactIds, 'connect') },
-      });
+      const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await contactCheck(ctx, input));
+      return writeReferencing(
+        async () => [await contactCheck(ctx, input)],
+        () => ctx.db.company.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), contacts: linkIds(contactIds, 'connect') } }),
+      );
     },
   }),
   updateCompany: t.prismaField({
@@ -67,13 +71,17 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: CompanyInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.company.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Company');
-      const { contactIds, ...data } = parseInput(UpdateCompanyInput, input, ctx, await unknownIds(ctx.db.contact, input.contactIds, 'contact_ids'));
+      const { contactIds, ...data } = parseInput(UpdateCompanyInput, input, ctx, await contactCheck(ctx, input));
       if (contactIds === undefined) return ctx.db.company.update({ ...query, where: { id }, data });
       // Replacing the set locks the company first: concurrent replacements take turns.
-      return atomically(ctx.db, async (tx) => {
-        await lockRow(tx, 'company', id);
-        return tx.company.update({ ...query, where: { id }, data: { ...data, contacts: linkIds(contactIds, 'set') } });
-      });
+      return writeReferencing(
+        async () => [await contactCheck(ctx, input)],
+        () =>
+          atomically(ctx.db, async (tx) => {
+            await lockRow(tx, 'company', id);
+            return tx.company.update({ ...query, where: { id }, data: { ...data, contacts: linkIds(contactIds, 'set') } });
+          }),
+      );
     },
   }),
   deleteCompany: t.id({

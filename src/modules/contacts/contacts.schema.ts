@@ -9,7 +9,7 @@ import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { linkIds, unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
@@ -61,9 +61,14 @@ type ContactInputShape = typeof ContactInputs.update.$inferInput;
 
 /** Parses a contact input against its rules and the database (company ids, property keys and values). */
 async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S): Promise<z.output<S>> {
-  const checked = await Promise.all([unknownIds(ctx.db.company, input.companyIds, 'company_ids'), propertyErrors(ctx, 'contact', input.properties)]);
+  const checked = await Promise.all([companyCheck(ctx, input), propertyErrors(ctx, 'contact', input.properties)]);
   return parseInput(schema, input, ctx, ...checked);
 }
+
+const companyCheck = (ctx: Context, input: ContactInputShape) => unknownIds(ctx.db.company, input.companyIds, 'company_ids');
+
+/** A contact write, after `validContact`: a company deleted meanwhile is 422 on `company_ids`. */
+const writeContact = <T>(ctx: Context, input: ContactInputShape, write: () => Promise<T>) => writeReferencing(async () => [await companyCheck(ctx, input)], write);
 
 function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>, query: object = {}) {
   const { companyIds, properties, ...data } = valid;
@@ -132,8 +137,10 @@ builder.mutationFields((t) => ({
   createContact: t.prismaField({
     type: Contact,
     args: { input: t.arg({ type: ContactInputs.create, required: true }) },
-    resolve: async (query, _root, { input }, ctx) =>
-      insertContact(ctx, await validContact(ctx, input, CreateContactInput), query).catch((e) => Promise.reject(emailTaken(e))),
+    resolve: async (query, _root, { input }, ctx) => {
+      const valid = await validContact(ctx, input, CreateContactInput);
+      return writeContact(ctx, input, () => insertContact(ctx, valid, query)).catch((e) => Promise.reject(emailTaken(e)));
+    },
   }),
   updateContact: t.prismaField({
     type: Contact,
@@ -141,7 +148,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.contact.findUnique({ where: { id }, select: { id: true } }), 'Contact');
       const valid = await validContact(ctx, input, UpdateContactInput);
-      return applyToContact(ctx, id, valid, query).catch((e) => Promise.reject(emailTaken(e)));
+      return writeContact(ctx, input, () => applyToContact(ctx, id, valid, query)).catch((e) => Promise.reject(emailTaken(e)));
     },
   }),
   upsertContact: t.field({
@@ -150,17 +157,19 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ContactInputs.create, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const valid = await validContact(ctx, input, UpsertContactInput);
-      const found = await byEmail(ctx, valid.email);
-      if (found) return { created: false, contact: await applyToContact(ctx, found.id, valid) };
-      try {
-        return { created: true, contact: await insertContact(ctx, valid) };
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        // Another request created it between our read and our write: update that one.
-        const winner = await byEmail(ctx, valid.email);
-        if (!winner) throw error;
-        return { created: false, contact: await applyToContact(ctx, winner.id, valid) };
-      }
+      return writeContact(ctx, input, async () => {
+        const found = await byEmail(ctx, valid.email);
+        if (found) return { created: false, contact: await applyToContact(ctx, found.id, valid) };
+        try {
+          return { created: true, contact: await insertContact(ctx, valid) };
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          // Another request created it between our read and our write: update that one.
+          const winner = await byEmail(ctx, valid.email);
+          if (!winner) throw error;
+          return { created: false, contact: await applyToContact(ctx, winner.id, valid) };
+        }
+      });
     },
   }),
   deleteContact: t.id({

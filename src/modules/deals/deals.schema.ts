@@ -7,7 +7,7 @@ import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
 import { notFound } from '../../graphql/errors.js';
 import { type CountedList, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
@@ -98,18 +98,22 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       const found = await checks(ctx, input);
       const { dealStageExternalId: _stage, contactIds, productIds, properties, ...data } = parseInput(CreateDealInput, input, ctx, ...found.errors);
-      return ctx.db.deal.create({
-        ...query,
-        data: {
-          ...data,
-          ...newRow(ctx.workspace.id),
-          estimatedValue: data.estimatedValue ?? 0,
-          stageId: found.stageId!,
-          properties: mergeProperties({}, properties),
-          contacts: linkIds(contactIds, 'connect'),
-          products: linkIds(productIds, 'connect'),
-        },
-      });
+      return writeReferencing(
+        async () => (await checks(ctx, input)).errors,
+        () =>
+          ctx.db.deal.create({
+            ...query,
+            data: {
+              ...data,
+              ...newRow(ctx.workspace.id),
+              estimatedValue: data.estimatedValue ?? 0,
+              stageId: found.stageId!,
+              properties: mergeProperties({}, properties),
+              contacts: linkIds(contactIds, 'connect'),
+              products: linkIds(productIds, 'connect'),
+            },
+          }),
+      );
     },
   }),
   updateDeal: t.prismaField({
@@ -121,19 +125,24 @@ builder.mutationFields((t) => ({
       const { dealStageExternalId: _stage, contactIds, productIds, properties, ...data } = parseInput(UpdateDealInput, input, ctx, ...found.errors);
       const contacts = linkIds(contactIds, 'set');
       const products = linkIds(productIds, 'set');
-      if (properties === undefined && contacts === undefined && products === undefined) {
-        return ctx.db.deal.update({ ...query, where: { id }, data: { ...data, stageId: found.stageId } });
-      }
-      // The stored map is read after the row is locked, so concurrent merges each see the last one's.
-      return atomically(ctx.db, async (tx) => {
-        await lockRow(tx, 'deal', id);
-        const stored = properties === undefined ? undefined : await tx.deal.findUniqueOrThrow({ where: { id }, select: { properties: true } });
-        return tx.deal.update({
-          ...query,
-          where: { id },
-          data: { ...data, stageId: found.stageId, properties: stored && mergeProperties(stored.properties, properties), contacts, products },
-        });
-      });
+      return writeReferencing(
+        async () => (await checks(ctx, input)).errors,
+        async () => {
+          if (properties === undefined && contacts === undefined && products === undefined) {
+            return ctx.db.deal.update({ ...query, where: { id }, data: { ...data, stageId: found.stageId } });
+          }
+          // The stored map is read after the row is locked, so concurrent merges each see the last one's.
+          return atomically(ctx.db, async (tx) => {
+            await lockRow(tx, 'deal', id);
+            const stored = properties === undefined ? undefined : await tx.deal.findUniqueOrThrow({ where: { id }, select: { properties: true } });
+            return tx.deal.update({
+              ...query,
+              where: { id },
+              data: { ...data, stageId: found.stageId, properties: stored && mergeProperties(stored.properties, properties), contacts, products },
+            });
+          });
+        },
+      );
     },
   }),
   deleteDeal: t.id({

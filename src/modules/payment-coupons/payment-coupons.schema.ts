@@ -6,7 +6,7 @@ import type { Context } from '../../graphql/context.js';
 import { invalid, invalidField } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { unknownId } from '../../validation/ids.js';
+import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { COUPON_TYPES, CreatePaymentCouponInput, PaymentCouponListArgs, UpdatePaymentCouponInput, couponCodeKey } from './payment-coupons.input.js';
@@ -74,9 +74,10 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: PaymentCouponInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const data = parseInput(CreatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
-      return ctx.db.paymentCoupon
-        .create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), codeKey: couponCodeKey(data.code) } })
-        .catch((e) => Promise.reject(codeTaken(e)));
+      return writeReferencing(
+        async () => [await linkCheck(ctx, input)],
+        () => ctx.db.paymentCoupon.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), codeKey: couponCodeKey(data.code) } }),
+      ).catch((e) => Promise.reject(codeTaken(e)));
     },
   }),
   updatePaymentCoupon: t.prismaField({
@@ -87,12 +88,14 @@ builder.mutationFields((t) => ({
       await orNotFound(ctx.db.paymentCoupon.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
       const data = parseInput(UpdatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
       // One conditional statement: a limit below the redemptions counted at that moment is not written.
-      const { count } = await ctx.db.paymentCoupon
-        .updateMany({
-          where: { id, ...(typeof data.maxRedemptions === 'number' ? { timesRedeemed: { lte: data.maxRedemptions } } : {}) },
-          data: { ...data, codeKey: couponCodeKey(data.code) },
-        })
-        .catch((e) => Promise.reject(codeTaken(e)));
+      const { count } = await writeReferencing(
+        async () => [await linkCheck(ctx, input)],
+        () =>
+          ctx.db.paymentCoupon.updateMany({
+            where: { id, ...(typeof data.maxRedemptions === 'number' ? { timesRedeemed: { lte: data.maxRedemptions } } : {}) },
+            data: { ...data, codeKey: couponCodeKey(data.code) },
+          }),
+      ).catch((e) => Promise.reject(codeTaken(e)));
       const coupon = await orNotFound(ctx.db.paymentCoupon.findUnique({ ...query, where: { id } }), RESOURCE);
       if (count === 0) throw invalid({ max_redemptions: [`The max redemptions field must be at least ${coupon.timesRedeemed}, the times already redeemed.`] });
       return coupon;

@@ -6,7 +6,7 @@ import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { linkIds, unknownId, unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreatePaymentLinkInput, INTERVAL_UNITS, PaymentLinkListArgs, UpdatePaymentLinkInput } from './payment-links.input.js';
 import { newPublicToken } from './public-token.js';
@@ -103,19 +103,23 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: PaymentLinkInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const { paymentProviderAccountId, productIds, ...data } = parseInput(CreatePaymentLinkInput, input, ctx, ...(await databaseChecks(ctx, input)));
-      return ctx.db.paymentLink.create({
-        ...query,
-        data: {
-          ...data,
-          ...newRow(ctx.workspace.id),
-          currency: data.currency ?? ctx.workspace.defaultCurrency,
-          interestRate: data.interestRate ?? 0,
-          publicToken: newPublicToken(),
-          nameSearch: searchText(data.name),
-          providerAccountId: paymentProviderAccountId,
-          products: linkIds(productIds, 'connect'),
-        },
-      });
+      return writeReferencing(
+        () => databaseChecks(ctx, input),
+        () =>
+          ctx.db.paymentLink.create({
+            ...query,
+            data: {
+              ...data,
+              ...newRow(ctx.workspace.id),
+              currency: data.currency ?? ctx.workspace.defaultCurrency,
+              interestRate: data.interestRate ?? 0,
+              publicToken: newPublicToken(),
+              nameSearch: searchText(data.name),
+              providerAccountId: paymentProviderAccountId,
+              products: linkIds(productIds, 'connect'),
+            },
+          }),
+      );
     },
   }),
   updatePaymentLink: t.prismaField({
@@ -137,10 +141,14 @@ builder.mutationFields((t) => ({
         });
       if (productIds === undefined) return write(ctx.db);
       // Replacing the set locks the link first: concurrent replacements take turns.
-      return atomically(ctx.db, async (tx) => {
-        await lockRow(tx, 'paymentLink', id);
-        return write(tx);
-      });
+      return writeReferencing(
+        () => databaseChecks(ctx, input),
+        () =>
+          atomically(ctx.db, async (tx) => {
+            await lockRow(tx, 'paymentLink', id);
+            return write(tx);
+          }),
+      );
     },
   }),
   activatePaymentLink: t.prismaField({

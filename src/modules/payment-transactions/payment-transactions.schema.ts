@@ -7,7 +7,7 @@ import { inputTypeFrom } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { pagedRelation, pageType, paginate, storedCounts } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
-import { unknownId } from '../../validation/ids.js';
+import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { AppendPaymentTransactionEventInput, PAYMENT_STATUSES, PaymentTransactionListArgs, RecordPaymentTransactionInput } from './payment-transactions.input.js';
 
@@ -174,9 +174,13 @@ builder.mutationFields((t) => ({
       const { paymentProviderAccountId, ...data } = parseInput(RecordPaymentTransactionInput, input, ctx, ...checks);
       const providerAccountId = paymentProviderAccountId ?? link!.providerAccountId;
       const key = { providerAccountId, providerReference: data.providerReference };
-      const { created, row } = await once(
-        () => ctx.db.paymentTransaction.findUnique({ where: { providerAccountId_providerReference: key } }),
-        () => ctx.db.paymentTransaction.create({ data: { ...data, ...key, ...newRow(ctx.workspace.id), referenceSearch: searchText(data.providerReference) } }),
+      const { created, row } = await writeReferencing(
+        async () => [await unknownId(ctx.db.paymentLink, input.paymentLinkId, 'payment_link_id')],
+        () =>
+          once(
+            () => ctx.db.paymentTransaction.findUnique({ where: { providerAccountId_providerReference: key } }),
+            () => ctx.db.paymentTransaction.create({ data: { ...data, ...key, ...newRow(ctx.workspace.id), referenceSearch: searchText(data.providerReference) } }),
+          ),
       );
       return { created, transaction: row };
     },

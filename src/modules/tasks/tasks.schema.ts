@@ -6,7 +6,7 @@ import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { linkIds, unknownIds } from '../../validation/ids.js';
+import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreateTaskInput, TASK_PRIORITIES, TaskListArgs, UpdateTaskInput } from './tasks.input.js';
 
@@ -81,7 +81,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       const { ownerIds, assigneeIds, ...data } = parseInput(CreateTaskInput, input, ctx, ...(await checks(ctx, input)));
       // Last in the workspace: the workspace row is locked before the maximum is read, so concurrent creates take turns and positions are unique.
-      return atomically(ctx.db, async (tx) => {
+      return writeReferencing(() => checks(ctx, input), () => atomically(ctx.db, async (tx) => {
         await lockRow(tx, 'workspace', ctx.workspace.id);
         const { _max } = await tx.task.aggregate({ _max: { position: true } });
         return tx.task.create({
@@ -94,7 +94,7 @@ builder.mutationFields((t) => ({
             assignees: linkIds(assigneeIds, 'connect'),
           },
         });
-      });
+      }));
     },
   }),
   updateTask: t.prismaField({
@@ -105,10 +105,10 @@ builder.mutationFields((t) => ({
       const { ownerIds, assigneeIds, ...data } = parseInput(UpdateTaskInput, input, ctx, ...(await checks(ctx, input)));
       if (ownerIds === undefined && assigneeIds === undefined) return ctx.db.task.update({ ...query, where: { id }, data });
       // Replacing a set locks the task first: concurrent replacements take turns.
-      return atomically(ctx.db, async (tx) => {
+      return writeReferencing(() => checks(ctx, input), () => atomically(ctx.db, async (tx) => {
         await lockRow(tx, 'task', id);
         return tx.task.update({ ...query, where: { id }, data: { ...data, owners: linkIds(ownerIds, 'set'), assignees: linkIds(assigneeIds, 'set') } });
-      });
+      }));
     },
   }),
   deleteTask: t.id({

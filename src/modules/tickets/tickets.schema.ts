@@ -1,12 +1,13 @@
-import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
+import type { Context } from '../../graphql/context.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { unknownId } from '../../validation/ids.js';
+import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import {
@@ -67,9 +68,7 @@ const TicketFilter = builder.inputType('TicketFilter', {
 
 const nameTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('name', Messages.taken('name')) : error);
 
-// The status was deleted between our check and our write: the foreign key refused it.
-const statusGone = (error: unknown) =>
-  isForeignKeyViolation(error) ? invalidField('ticket_status_id', Messages.unknownId('ticket_status_id')) : error;
+const statusCheck = async (ctx: Context, input: { ticketStatusId?: string | null }) => [await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id')];
 
 /**
  * The position after the last ticket of a status (1 for an empty one), read after the
@@ -144,13 +143,16 @@ builder.mutationFields((t) => ({
     type: Ticket,
     args: { input: t.arg({ type: TicketInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
-      const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, checked);
+      const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, ...(await statusCheck(ctx, input)));
       // Last within its status.
-      return atomically(ctx.db, async (tx) => {
-        const position = await lastPosition(tx, ctx.workspace.id, ticketStatusId);
-        return tx.ticket.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), statusId: ticketStatusId, position } });
-      }).catch((e) => Promise.reject(statusGone(e)));
+      return writeReferencing(
+        () => statusCheck(ctx, input),
+        () =>
+          atomically(ctx.db, async (tx) => {
+            const position = await lastPosition(tx, ctx.workspace.id, ticketStatusId);
+            return tx.ticket.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), statusId: ticketStatusId, position } });
+          }),
+      );
     },
   }),
   updateTicket: t.prismaField({
@@ -158,18 +160,21 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.ticket.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket');
-      const checked = await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
-      const { ticketStatusId, ...data } = parseInput(UpdateTicketInput, input, ctx, checked);
+      const { ticketStatusId, ...data } = parseInput(UpdateTicketInput, input, ctx, ...(await statusCheck(ctx, input)));
       if (ticketStatusId === undefined) return ctx.db.ticket.update({ ...query, where: { id }, data });
       // Moving to another status puts the ticket last there; the same status keeps its place.
       // The ticket is locked before its status is read, so a concurrent move is never missed.
-      return atomically(ctx.db, async (tx) => {
-        await lockRow(tx, 'ticket', id);
-        const { statusId } = await tx.ticket.findUniqueOrThrow({ where: { id }, select: { statusId: true } });
-        const moved = ticketStatusId !== statusId;
-        const position = moved ? await lastPosition(tx, ctx.workspace.id, ticketStatusId) : undefined;
-        return tx.ticket.update({ ...query, where: { id }, data: { ...data, ...(moved ? { statusId: ticketStatusId, position } : {}) } });
-      }).catch((e) => Promise.reject(statusGone(e)));
+      return writeReferencing(
+        () => statusCheck(ctx, input),
+        () =>
+          atomically(ctx.db, async (tx) => {
+            await lockRow(tx, 'ticket', id);
+            const { statusId } = await tx.ticket.findUniqueOrThrow({ where: { id }, select: { statusId: true } });
+            const moved = ticketStatusId !== statusId;
+            const position = moved ? await lastPosition(tx, ctx.workspace.id, ticketStatusId) : undefined;
+            return tx.ticket.update({ ...query, where: { id }, data: { ...data, ...(moved ? { statusId: ticketStatusId, position } : {}) } });
+          }),
+      );
     },
   }),
   deleteTicket: t.id({

@@ -343,6 +343,30 @@ describe('payment transactions', () => {
     expect(second.body.provider_account).toEqual({ id: other.id, name: 'Second account' });
   });
 
+  // PostgreSQL's jsonb refuses a lone surrogate (it was a 500) and SQLite stored replacement characters: both refuse it.
+  it('refuses lone UTF-16 surrogates in text, metadata and payloads with 422, and stores nothing', async () => {
+    const api = await newClient(app);
+    const l = await link(api);
+    const unicode = (field: string) => [`The ${field} field must be valid Unicode text.`];
+    const value = await transaction(api, l, { metadata: { a: 'x\ud800' } });
+    expect([value.status, value.body.errors]).toEqual([422, { 'metadata.a': unicode('metadata.a') }]);
+    const key = await transaction(api, l, { metadata: { '\udc00': 1 }, provider_reference: 'pi_\udfff' });
+    expect([key.status, key.body.errors]).toEqual([422, { metadata: unicode('metadata'), provider_reference: unicode('provider reference') }]);
+    const name = await api.post('/payment-links', { name: 'x\ud83d', amount: 1 });
+    expect([name.status, name.body.errors.name]).toEqual([422, unicode('name')]);
+    // A pair is one character, and fine.
+    const paired = await transaction(api, l, { metadata: { emoji: '\ud83d\ude00' } });
+    expect([paired.status, paired.body.metadata]).toEqual([201, { emoji: '😀' }]);
+    const ok = (await transaction(api, l)).body;
+    const event = await api.post(`/payment-transactions/${ok.id}/events`, { provider_reference: 'evt_1', status: 'paid', occurred_at: '2026-01-01T00:00:00.000Z', payload: { a: '\udfff' } });
+    expect([event.status, event.body.errors]).toEqual([422, { 'payload.a': unicode('payload.a') }]);
+    const graphql = await api.graphql('mutation($input: RecordPaymentTransactionInput!) { recordPaymentTransaction(input: $input) { created } }', {
+      input: { paymentLinkId: l.id, providerReference: 'pi_g', amount: 1, currency: 'USD', metadata: { k: '\ud83d' } },
+    });
+    expect(graphql.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { 'input.metadata.k': unicode('input.metadata.k') } });
+    expect((await api.get('/payment-transactions')).body.total).toBe(2);
+  });
+
   it('validates ingestion input', async () => {
     const api = await newClient(app);
     const res = await api.post('/payment-transactions', { payment_link_id: 'nope', payment_provider_account_id: 'nope', amount: -5, currency: 'US', status: 'done', metadata: [1] });

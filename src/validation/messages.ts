@@ -43,6 +43,7 @@ export const Messages = {
   taken: (f: string) => `The ${attribute(f)} has already been taken.`,
   unknownId: (f: string) => `The selected ${attribute(f)} is invalid.`,
   nul: (f: string) => `The ${attribute(f)} field must not contain NUL characters.`,
+  loneSurrogate: (f: string) => `The ${attribute(f)} field must be valid Unicode text.`,
   tooDeep: (f: string, n: number) => `The ${attribute(f)} field is nested too deeply: at most ${n} levels.`,
 };
 

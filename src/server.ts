@@ -10,7 +10,7 @@ import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
-import { bodyDrained, errorBody, json } from './http/responses.js';
+import { bodyDrained, errorBody, json, sentBody } from './http/responses.js';
 import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
@@ -31,9 +31,6 @@ async function health(database: Database): Promise<Response> {
     return json(503, { status: 'unavailable', message: 'Database unavailable.' });
   }
 }
-
-/** Whether the client sent body bytes (a preflight or a DELETE has none, though `request.body` is a stream anyway). */
-const sentBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
 
 /** HEAD is GET without the body: the GET's status and headers (a Content-Length too, when the GET's answer has one). */
 function withoutBody(response: Response): Response {

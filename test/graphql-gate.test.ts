@@ -79,6 +79,71 @@ describe('/graphql checks the key first', () => {
   });
 });
 
+describe('requests GraphQL cannot read', () => {
+  /** Runs `fn` and returns the error lines written to stderr meanwhile. */
+  async function stderrDuring(fn: () => Promise<void>): Promise<string[]> {
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      await fn();
+    } finally {
+      process.stderr.write = write;
+    }
+    return lines;
+  }
+
+  it('answers a POST with malformed JSON with BAD_REQUEST (the shape the GET answers below follow)', async () => {
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' };
+    const res = await api.request('POST', '/graphql', { raw: '{bad', headers });
+    expect([res.status, res.body]).toEqual([400, { errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }] }]);
+  });
+
+  it('answers a GET whose variables or extensions are not JSON with 400 BAD_REQUEST, and logs nothing', async () => {
+    const query = encodeURIComponent('{ paymentLinks { total } }');
+    const logged = await stderrDuring(async () => {
+      for (const name of ['variables', 'extensions']) {
+        for (const value of ['{bad', '[1,', 'undefined', '"unterminated']) {
+          const res = await api.request('GET', `/graphql?query=${query}&${name}=${encodeURIComponent(value)}`);
+          expect([name, value, res.status, res.body]).toEqual([name, value, 400, { errors: [{ message: `Expected "${name}" param to be empty or an object, but given invalid JSON.`, extensions: { code: 'BAD_REQUEST' } }] }]);
+        }
+        // Already refused by Yoga, with the same wording: a number is JSON but not an object.
+        const number = await api.request('GET', `/graphql?query=${query}&${name}=5`);
+        expect([number.status, number.body]).toEqual([400, { errors: [{ message: `Expected "${name}" param to be empty or an object, but given number.`, extensions: { code: 'BAD_REQUEST' } }] }]);
+      }
+      // HEAD is answered as the GET.
+      const head = await api.request('HEAD', `/graphql?query=${query}&variables=%7Bbad`);
+      expect(head.status).toBe(400);
+      // Without a key: 401 before the parameters are looked at.
+      const unauthenticated = await send(`${app.url}/graphql?query=${query}&variables=%7Bbad`, 'GET');
+      expect([unauthenticated.status, unauthenticated.body]).toEqual([401, { errors: [{ message: 'Unauthenticated.', extensions: { code: 'UNAUTHENTICATED' } }] }]);
+    });
+    expect(logged).toEqual([]);
+  });
+
+  it('answers a form POST whose variables or extensions are not JSON the same way', async () => {
+    const logged = await stderrDuring(async () => {
+      for (const name of ['variables', 'extensions']) {
+        const raw = new URLSearchParams({ query: '{ paymentLinks { total } }', [name]: '{bad' }).toString();
+        const res = await api.request('POST', '/graphql', { raw, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+        expect([name, res.status, res.body]).toEqual([name, 400, { errors: [{ message: `Expected "${name}" param to be empty or an object, but given invalid JSON.`, extensions: { code: 'BAD_REQUEST' } }] }]);
+      }
+      const fine = new URLSearchParams({ query: 'query ($perPage: Int) { paymentLinks(perPage: $perPage) { total } }', variables: '{"perPage":5}' }).toString();
+      const res = await api.request('POST', '/graphql', { raw: fine, headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8' } });
+      expect([res.status, res.body]).toEqual([200, { data: { paymentLinks: { total: 0 } } }]);
+    });
+    expect(logged).toEqual([]);
+  });
+
+  it('still runs a GET with JSON variables and extensions, or empty ones', async () => {
+    const query = encodeURIComponent('query ($perPage: Int) { paymentLinks(perPage: $perPage) { total } }');
+    for (const params of [`variables=${encodeURIComponent('{"perPage":5}')}&extensions=${encodeURIComponent('{}')}`, 'variables=&extensions=', 'variables=null']) {
+      const res = await api.request('GET', `/graphql?query=${query}&${params}`);
+      expect([params, res.status, res.body]).toEqual([params, 200, { data: { paymentLinks: { total: 0 } } }]);
+    }
+  });
+});
+
 describe('document limits, before parsing', () => {
   it('refuses a 10,000-level document without overflowing the parser', async () => {
     const deep = `{ ${'a { '.repeat(10_000)}b${' }'.repeat(10_000)} }`;

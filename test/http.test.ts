@@ -48,6 +48,42 @@ describe('common REST rules', () => {
     expect(huge.body).toHaveProperty('message');
   });
 
+  it('checks a body sent to a route that takes none (activate, deactivate, DELETE), then ignores it', async () => {
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const link = (await api.post('/payment-links', { name: 'Body rules', payment_provider_account_id: account.id })).body;
+    const coupon = (await api.post('/payment-coupons', { code: 'BODYRULES', type: 'amount', value: 5, payment_link_id: link.id })).body;
+    expect([link.is_active, coupon.code]).toEqual([false, 'BODYRULES']);
+    const refusals = [
+      { raw: 'hello', headers: { 'Content-Type': 'text/plain' }, status: 415, body: { message: 'Unsupported media type: send Content-Type: application/json.' } },
+      { raw: '{not json', headers: { 'Content-Type': 'application/json' }, status: 400, body: { message: 'Malformed JSON body.' } },
+      { raw: JSON.stringify({ pad: 'x'.repeat(1.1 * 1024 * 1024) }), headers: { 'Content-Type': 'application/json' }, status: 413, body: { message: 'Payload too large.' } },
+    ];
+    for (const { raw, headers, status, body } of refusals) {
+      for (const [method, path] of [['POST', `/payment-links/${link.id}/activate`], ['POST', `/payment-links/${link.id}/deactivate`], ['DELETE', `/payment-coupons/${coupon.id}`]]) {
+        const res = await api.request(method!, path!, { raw, headers });
+        expect([method, path, res.status, res.body]).toEqual([method, path, status, body]);
+      }
+    }
+    // Nothing ran: the link is still inactive, the coupon still there.
+    expect((await api.get(`/payment-links/${link.id}`)).body.is_active).toBe(false);
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).status).toBe(200);
+    // Without the key, 401 before any body work.
+    const unauthenticated = await send(`${app.url}/api/v1/payment-links/${link.id}/activate`, 'POST', { raw: '{not json', headers: { 'Content-Type': 'application/json' } });
+    expect([unauthenticated.status, unauthenticated.body]).toEqual([401, { message: 'Unauthenticated.' }]);
+    // A JSON body is read and ignored; no body, or an empty one, works as before.
+    const on = await api.request('POST', `/payment-links/${link.id}/activate`, { raw: '{"is_active":false,"name":"ignored"}', headers: { 'Content-Type': 'application/json' } });
+    expect([on.status, on.body]).toEqual([200, { ...link, is_active: true }]);
+    const off = await api.request('POST', `/payment-links/${link.id}/deactivate`);
+    expect([off.status, off.body]).toEqual([200, link]);
+    const emptyBody = await api.request('POST', `/payment-links/${link.id}/activate`, { raw: '', headers: { 'Content-Type': 'text/plain' } });
+    expect([emptyBody.status, emptyBody.body.is_active]).toEqual([200, true]);
+    const deleted = await api.request('DELETE', `/payment-coupons/${coupon.id}`, { raw: '{"force":true}', headers: { 'Content-Type': 'application/json' } });
+    expect([deleted.status, deleted.body]).toEqual([204, null]);
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).status).toBe(404);
+    const again = (await api.post('/payment-coupons', { code: 'BODYRULES2', type: 'amount', value: 5, payment_link_id: link.id })).body;
+    expect([(await api.delete(`/payment-coupons/${again.id}`)).status, (await api.get(`/payment-coupons/${again.id}`)).status]).toEqual([204, 404]);
+  });
+
   it('turns huge strings and hostile values into 422, never 5xx', async () => {
     const res = await api.post('/products', { name: 'x'.repeat(100_000), type: { $ne: 1 }, price: 1e308, currency: ['USD'], unit: null });
     expect(res.status).toBe(422);

@@ -44,6 +44,30 @@ function yogaLog(...args: unknown[]): void {
   if (!(error instanceof GraphQLError) && !masked.has(error)) logError('none', error, 'graphql (yoga)');
 }
 
+/**
+ * The first of `variables` and `extensions` that is not JSON, in a GET's query string or a
+ * form POST's body: Yoga's parser would let JSON.parse's SyntaxError through, answered
+ * (and logged) as a server error. An empty value is none, as Yoga reads it.
+ */
+function unparsableParam(params: URLSearchParams): 'variables' | 'extensions' | undefined {
+  for (const name of ['variables', 'extensions'] as const) {
+    const value = params.get(name);
+    if (!value) continue;
+    try {
+      JSON.parse(value);
+    } catch {
+      return name;
+    }
+  }
+  return undefined;
+}
+
+/** Whether Yoga reads this POST as a form (its own test: the first listed type, parameters allowed). */
+function isFormPost(request: Request): boolean {
+  const type = (request.headers.get('content-type') ?? '').split(',')[0]!;
+  return type === 'application/x-www-form-urlencoded' || type.startsWith('application/x-www-form-urlencoded;');
+}
+
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
 const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 
@@ -146,11 +170,17 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
       return refusal(admission.status, admission.message, code, admission.headers);
     }
     let forYoga = request;
-    if (request.method === 'POST') {
+    let params: URLSearchParams | undefined;
+    if (request.method === 'GET') params = new URL(request.url).searchParams;
+    else if (request.method === 'POST') {
       const body = await readBody(request);
       if (!body.ok) return refusal(413, body.message, ErrorCode.LimitExceeded, admission.headers);
+      if (isFormPost(request)) params = new URLSearchParams(body.bytes.toString('utf8'));
       forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body.bytes) });
     }
+    // Worded as Yoga's own answer to `variables=5`, and 400 like it whatever the client accepts.
+    const unparsable = params && unparsableParam(params);
+    if (unparsable) return refusal(400, `Expected "${unparsable}" param to be empty or an object, but given invalid JSON.`, ErrorCode.BadRequest, admission.headers);
     let response = await yoga.handleRequest(forYoga, { admitted: admission.context });
     // Yoga answers some malformed requests (a body that is not JSON: 415) with no body at all.
     if (response.status >= 400 && (await response.clone().text()) === '') {

@@ -24,6 +24,9 @@ export const errorBody = (message: string) => ({ message });
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Whether the client sent body bytes (a preflight or a DELETE has none, though `request.body` is a stream anyway). */
+export const sentBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
+
 export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
 
 const TOO_LARGE = { ok: false, status: 413, message: 'Payload too large.' } as const;

@@ -283,12 +283,14 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
       ...(b.body && status !== 204 ? { content: { 'application/json': { schema: schemaOf(b.body) } } } : {}),
     };
   }
+  // A route without input still checks a body a client sends (GET's never reaches us).
+  const checksBody = hasBody || route.method !== 'GET';
   const errors: ErrorName[] = [
-    ...(hasBody ? (['MalformedJson'] as const) : []),
+    ...(checksBody ? (['MalformedJson'] as const) : []),
     'Unauthenticated',
     ...(hasParams ? (['NotFound'] as const) : []),
     ...(route.method === 'POST' ? (['IdempotencyConflict'] as const) : []),
-    ...(hasBody ? (['PayloadTooLarge', 'UnsupportedMediaType'] as const) : []),
+    ...(checksBody ? (['PayloadTooLarge', 'UnsupportedMediaType'] as const) : []),
     'ValidationFailed',
     'TooManyRequests',
     'ServerError',

@@ -2,7 +2,7 @@ import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, exec
 import type { Context } from '../graphql/context.js';
 import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import type { Gate } from '../http/gate.js';
-import { errorBody, json, readJsonBody } from '../http/responses.js';
+import { errorBody, json, readJsonBody, sentBody } from '../http/responses.js';
 import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import type { RequestFacts } from '../http/request-facts.js';
@@ -116,6 +116,12 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       const unreadable = jsonValueErrors(body.value);
       if (Object.keys(unreadable).length > 0) return refuse(unreadable);
       raw.input = body.value;
+    } else if (sentBody(request) && request.body) {
+      // A route that takes no input (activate, every DELETE) checks a body sent anyway by the
+      // same rules (415, 413, 400), then ignores its content. A GET's or HEAD's body never
+      // reaches us (the server adapter drops it): left unread, the connection is closed.
+      const body = await readJsonBody(request);
+      if (!body.ok) return json(body.status, errorBody(body.message), headers);
     }
     const run = () => runRoute(route, raw, url.searchParams, admission.context, requestId);
 

@@ -7,11 +7,10 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
-import { invalidField } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
-import { Messages } from '../../validation/messages.js';
-import { parseInput } from '../../validation/parse.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
+import { uniqueValue } from '../../validation/unique.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
 import { ContactListArgs, CreateContactInput, UpdateContactInput, UpsertContactInput, contactSearchText } from './contacts.input.js';
 
@@ -55,14 +54,19 @@ const UpsertContactPayload = builder.objectRef<{ created: boolean; contact: type
   }),
 });
 
-const emailTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('email', Messages.taken('email')) : error);
+const uniqueEmail = uniqueValue('email', CreateContactInput.shape.email, (ctx, email) => ctx.db.contact.findFirst({ where: { email }, select: { id: true } }));
 
 type ContactInputShape = typeof ContactInputs.update.$inferInput;
 
-/** Parses a contact input against its rules and the database (company ids, property keys and values). */
-async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S): Promise<z.output<S>> {
+/**
+ * Parses a contact input against its rules and the database (company ids, property keys
+ * and values). `self` is the contact being updated (undefined for a create), or null for
+ * an upsert, whose e-mail finds its contact and so is never taken.
+ */
+async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S, self: string | undefined | null): Promise<z.output<S>> {
   const checked = await Promise.all([companyCheck(ctx, input), propertyErrors(ctx, 'contact', input.properties)]);
-  return parseInput(schema, input, ctx, ...checked);
+  const taken = async () => (self === null ? {} : uniqueEmail.probe(ctx, input.email, self));
+  return parseInputReportingAll(schema, input, ctx, taken, ...checked);
 }
 
 const companyCheck = (ctx: Context, input: ContactInputShape) => unknownIds(ctx.db.company, input.companyIds, 'company_ids');
@@ -138,8 +142,8 @@ builder.mutationFields((t) => ({
     type: Contact,
     args: { input: t.arg({ type: ContactInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const valid = await validContact(ctx, input, CreateContactInput);
-      return writeContact(ctx, input, () => insertContact(ctx, valid, query)).catch((e) => Promise.reject(emailTaken(e)));
+      const valid = await validContact(ctx, input, CreateContactInput, undefined);
+      return writeContact(ctx, input, () => insertContact(ctx, valid, query)).catch((e) => Promise.reject(uniqueEmail.taken(e)));
     },
   }),
   updateContact: t.prismaField({
@@ -147,8 +151,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.contact.findUnique({ where: { id }, select: { id: true } }), 'Contact');
-      const valid = await validContact(ctx, input, UpdateContactInput);
-      return writeContact(ctx, input, () => applyToContact(ctx, id, valid, query)).catch((e) => Promise.reject(emailTaken(e)));
+      const valid = await validContact(ctx, input, UpdateContactInput, id);
+      return writeContact(ctx, input, () => applyToContact(ctx, id, valid, query)).catch((e) => Promise.reject(uniqueEmail.taken(e)));
     },
   }),
   upsertContact: t.field({
@@ -156,7 +160,7 @@ builder.mutationFields((t) => ({
     description: 'Finds the contact by e-mail (case-insensitive): updates it, or creates it. Safe under concurrency: one e-mail, one contact.',
     args: { input: t.arg({ type: ContactInputs.create, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const valid = await validContact(ctx, input, UpsertContactInput);
+      const valid = await validContact(ctx, input, UpsertContactInput, null);
       return writeContact(ctx, input, async () => {
         const found = await byEmail(ctx, valid.email);
         if (found) return { created: false, contact: await applyToContact(ctx, found.id, valid) };

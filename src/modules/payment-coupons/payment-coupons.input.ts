@@ -4,13 +4,16 @@ import { decimal, evenAfterFailures } from '../../validation/rules.js';
 
 export const COUPON_TYPES = ['amount', 'percent'] as const;
 
-const fields = {
-  code: z
+/** A coupon's code (unique in the workspace, ignoring case: `couponCodeKey`). */
+export const couponCode = z
     .string()
     .trim()
     .min(1)
     .max(64)
-    .regex(/^[A-Za-z0-9_-]+$/, { message: 'The :attribute field may only contain letters, digits, dashes and underscores.' }),
+    .regex(/^[A-Za-z0-9_-]+$/, { message: 'The :attribute field may only contain letters, digits, dashes and underscores.' });
+
+const fields = {
+  code: couponCode,
   type: z.enum(COUPON_TYPES),
   value: decimal().refine((v) => v > 0, { message: 'The :attribute field must be greater than 0.' }),
   maxRedemptions: z.number().int().min(1).nullable(),

@@ -1,15 +1,14 @@
-import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
-import { invalid, invalidField } from '../../graphql/errors.js';
+import { invalid } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
-import { Messages } from '../../validation/messages.js';
-import { parseInput } from '../../validation/parse.js';
-import { COUPON_TYPES, CreatePaymentCouponInput, PaymentCouponListArgs, UpdatePaymentCouponInput, couponCodeKey } from './payment-coupons.input.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
+import { uniqueValue } from '../../validation/unique.js';
+import { COUPON_TYPES, CreatePaymentCouponInput, PaymentCouponListArgs, UpdatePaymentCouponInput, couponCode, couponCodeKey } from './payment-coupons.input.js';
 
 const RESOURCE = 'Payment coupon';
 
@@ -48,7 +47,7 @@ const PaymentCouponFilter = builder.inputType('PaymentCouponFilter', {
   fields: (t) => ({ paymentLinkId: t.id() }),
 });
 
-const codeTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('code', Messages.taken('code')) : error);
+const uniqueCode = uniqueValue('code', couponCode, (ctx, code) => ctx.db.paymentCoupon.findFirst({ where: { codeKey: couponCodeKey(code) }, select: { id: true } }));
 
 const linkCheck = (ctx: Context, input: { paymentLinkId?: string | null }) => unknownId(ctx.db.paymentLink, input.paymentLinkId, 'payment_link_id');
 
@@ -73,11 +72,11 @@ builder.mutationFields((t) => ({
     type: PaymentCoupon,
     args: { input: t.arg({ type: PaymentCouponInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const data = parseInput(CreatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
+      const data = await parseInputReportingAll(CreatePaymentCouponInput, input, ctx, () => uniqueCode.probe(ctx, input.code), await linkCheck(ctx, input));
       return writeReferencing(
         async () => [await linkCheck(ctx, input)],
         () => ctx.db.paymentCoupon.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), codeKey: couponCodeKey(data.code) } }),
-      ).catch((e) => Promise.reject(codeTaken(e)));
+      ).catch((e) => Promise.reject(uniqueCode.taken(e)));
     },
   }),
   updatePaymentCoupon: t.prismaField({
@@ -86,7 +85,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentCouponInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       await orNotFound(ctx.db.paymentCoupon.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
-      const data = parseInput(UpdatePaymentCouponInput, input, ctx, await linkCheck(ctx, input));
+      const data = await parseInputReportingAll(UpdatePaymentCouponInput, input, ctx, () => uniqueCode.probe(ctx, input.code, id), await linkCheck(ctx, input));
       // One conditional statement: a limit below the redemptions counted at that moment is not written.
       const { count } = await writeReferencing(
         async () => [await linkCheck(ctx, input)],
@@ -95,7 +94,7 @@ builder.mutationFields((t) => ({
             where: { id, ...(typeof data.maxRedemptions === 'number' ? { timesRedeemed: { lte: data.maxRedemptions } } : {}) },
             data: { ...data, codeKey: couponCodeKey(data.code) },
           }),
-      ).catch((e) => Promise.reject(codeTaken(e)));
+      ).catch((e) => Promise.reject(uniqueCode.taken(e)));
       const coupon = await orNotFound(ctx.db.paymentCoupon.findUnique({ ...query, where: { id } }), RESOURCE);
       if (count === 0) throw invalid({ max_redemptions: [`The max redemptions field must be at least ${coupon.timesRedeemed}, the times already redeemed.`] });
       return coupon;

@@ -1,14 +1,13 @@
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { invalidField, notFound } from '../../graphql/errors.js';
+import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { isUniqueViolation } from '../../db/errors.js';
 import { matching } from '../../db/search.js';
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
-import { Messages } from '../../validation/messages.js';
-import { parseInput } from '../../validation/parse.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
+import { uniqueValue } from '../../validation/unique.js';
 import { toMinorUnits } from './minor-units.js';
 import { CreateProductInput, PRODUCT_TYPES, ProductListArgs, UpdateProductInput, productSearchText } from './products.input.js';
 
@@ -63,10 +62,7 @@ const ProductFilter = builder.inputType('ProductFilter', {
   }),
 });
 
-const skuTaken = (error: unknown) => {
-  if (isUniqueViolation(error)) return invalidField('sku', Messages.taken('sku'));
-  return error;
-};
+const uniqueSku = uniqueValue('sku', CreateProductInput.shape.sku, (ctx, sku) => (sku === null ? Promise.resolve(null) : ctx.db.product.findFirst({ where: { sku }, select: { id: true } })));
 
 builder.queryFields((t) => ({
   product: t.prismaField({
@@ -90,10 +86,10 @@ builder.mutationFields((t) => ({
     type: Product,
     args: { input: t.arg({ type: ProductInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const data = parseInput(CreateProductInput, input, ctx);
+      const data = await parseInputReportingAll(CreateProductInput, input, ctx, () => uniqueSku.probe(ctx, input.sku));
       return ctx.db.product
         .create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), search: productSearchText({ name: data.name, sku: data.sku ?? null }) } })
-        .catch((e) => Promise.reject(skuTaken(e)));
+        .catch((e) => Promise.reject(uniqueSku.taken(e)));
     },
   }),
   updateProduct: t.prismaField({
@@ -101,15 +97,15 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ProductInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.product.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Product');
-      const data = parseInput(UpdateProductInput, input, ctx);
-      if (data.name === undefined && data.sku === undefined) return ctx.db.product.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(skuTaken(e)));
+      const data = await parseInputReportingAll(UpdateProductInput, input, ctx, () => uniqueSku.probe(ctx, input.sku, id));
+      if (data.name === undefined && data.sku === undefined) return ctx.db.product.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(uniqueSku.taken(e)));
       // The search text needs the stored name or SKU: read them after the row is locked, so it never comes from a stale copy.
       return atomically(ctx.db, async (tx) => {
         await lockRow(tx, 'product', id);
         const stored = await tx.product.findUniqueOrThrow({ where: { id }, select: { name: true, sku: true } });
         const search = productSearchText({ name: data.name ?? stored.name, sku: data.sku === undefined ? stored.sku : data.sku });
         return tx.product.update({ ...query, where: { id }, data: { ...data, search } });
-      }).catch((e) => Promise.reject(skuTaken(e)));
+      }).catch((e) => Promise.reject(uniqueSku.taken(e)));
     },
   }),
   deleteProduct: t.id({

@@ -28,6 +28,9 @@ export const CreatePropertyDefinitionInput = z
   .partial({ options: true, isActive: true })
   .superRefine(optionsRule, evenAfterFailures);
 
+/** What names a definition, unique in the workspace. */
+export const DefinitionName = z.object({ object: fields.object, key: fields.key });
+
 /** `object` and `key` name stored values, so they never change; `type` changes are checked against the stored options. */
 export const UpdatePropertyDefinitionInput = z.object({ label: fields.label, type: fields.type, options: fields.options, isActive: fields.isActive }).partial();
 export { optionsRule };

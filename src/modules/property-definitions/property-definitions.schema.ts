@@ -1,15 +1,15 @@
-import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { invalidField, notFound } from '../../graphql/errors.js';
+import { notFound } from '../../graphql/errors.js';
 import { pageType, paginate } from '../../graphql/pagination.js';
-import { Messages } from '../../validation/messages.js';
-import { parseInput } from '../../validation/parse.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
+import { uniqueValue } from '../../validation/unique.js';
 import { evenAfterFailures } from '../../validation/rules.js';
 import {
   CreatePropertyDefinitionInput,
+  DefinitionName,
   PROPERTY_OBJECTS,
   PROPERTY_TYPES,
   type PropertyType,
@@ -50,7 +50,7 @@ const PropertyDefinitionFilter = builder.inputType('PropertyDefinitionFilter', {
   fields: (t) => ({ object: t.field({ type: PropertyObjectEnum }) }),
 });
 
-const keyTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('key', Messages.taken('key')) : error);
+const uniqueKey = uniqueValue('key', DefinitionName, (ctx, name) => ctx.db.propertyDefinition.findFirst({ where: name, select: { id: true } }));
 
 builder.queryFields((t) => ({
   propertyDefinition: t.prismaField({
@@ -73,9 +73,9 @@ builder.mutationFields((t) => ({
     type: PropertyDefinition,
     args: { input: t.arg({ type: PropertyDefinitionInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const data = parseInput(CreatePropertyDefinitionInput, input, ctx);
+      const data = await parseInputReportingAll(CreatePropertyDefinitionInput, input, ctx, () => uniqueKey.probe(ctx, { object: input.object, key: input.key }));
       const options = data.type === 'enum' ? data.options! : [];
-      return ctx.db.propertyDefinition.create({ ...query, data: { ...data, options, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(keyTaken(e)));
+      return ctx.db.propertyDefinition.create({ ...query, data: { ...data, options, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(uniqueKey.taken(e)));
     },
   }),
   updatePropertyDefinition: t.prismaField({

@@ -1,15 +1,14 @@
-import { isUniqueViolation } from '../../db/errors.js';
 import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
-import { invalidField, notFound } from '../../graphql/errors.js';
+import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
-import { Messages } from '../../validation/messages.js';
-import { parseInput } from '../../validation/parse.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
+import { uniqueValue } from '../../validation/unique.js';
 import {
   CreateTicketInput,
   CreateTicketStatusInput,
@@ -66,7 +65,7 @@ const TicketFilter = builder.inputType('TicketFilter', {
   fields: (t) => ({ ticketStatusId: t.id() }),
 });
 
-const nameTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('name', Messages.taken('name')) : error);
+const uniqueStatusName = uniqueValue('name', CreateTicketStatusInput.shape.name, (ctx, name) => ctx.db.ticketStatus.findFirst({ where: { name }, select: { id: true } }));
 
 const statusCheck = async (ctx: Context, input: { ticketStatusId?: string | null }) => [await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id')];
 
@@ -116,13 +115,13 @@ builder.mutationFields((t) => ({
     type: TicketStatus,
     args: { input: t.arg({ type: TicketStatusInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const data = parseInput(CreateTicketStatusInput, input, ctx);
+      const data = await parseInputReportingAll(CreateTicketStatusInput, input, ctx, () => uniqueStatusName.probe(ctx, input.name));
       let order = data.order;
       if (order === undefined) {
         const { _max } = await ctx.db.ticketStatus.aggregate({ _max: { order: true } });
         order = _max.order === null ? 0 : _max.order + 1;
       }
-      return ctx.db.ticketStatus.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), order } }).catch((e) => Promise.reject(nameTaken(e)));
+      return ctx.db.ticketStatus.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), order } }).catch((e) => Promise.reject(uniqueStatusName.taken(e)));
     },
   }),
   updateTicketStatus: t.prismaField({
@@ -130,8 +129,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketStatusInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.ticketStatus.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket status');
-      const data = parseInput(UpdateTicketStatusInput, input, ctx);
-      return ctx.db.ticketStatus.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(nameTaken(e)));
+      const data = await parseInputReportingAll(UpdateTicketStatusInput, input, ctx, () => uniqueStatusName.probe(ctx, input.name, id));
+      return ctx.db.ticketStatus.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(uniqueStatusName.taken(e)));
     },
   }),
   deleteTicketStatus: t.id({

@@ -1,12 +1,11 @@
-import { isUniqueViolation } from '../../db/errors.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { invalidField, notFound } from '../../graphql/errors.js';
+import { notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { Messages } from '../../validation/messages.js';
-import { parseInput } from '../../validation/parse.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
+import { uniqueValue } from '../../validation/unique.js';
 import { CreateUserInput, UpdateUserInput, UserListArgs } from './users.input.js';
 
 export const User = builder.prismaObject('User', {
@@ -30,7 +29,7 @@ const UserFilter = builder.inputType('UserFilter', {
   fields: (t) => ({ email: t.string({ description: 'Exact e-mail address (case-insensitive).' }) }),
 });
 
-const emailTaken = (error: unknown) => (isUniqueViolation(error) ? invalidField('email', Messages.taken('email')) : error);
+const uniqueEmail = uniqueValue('email', CreateUserInput.shape.email, (ctx, email) => ctx.db.user.findFirst({ where: { email }, select: { id: true } }));
 
 builder.queryFields((t) => ({
   user: t.prismaField({
@@ -53,8 +52,8 @@ builder.mutationFields((t) => ({
     type: User,
     args: { input: t.arg({ type: UserInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const data = parseInput(CreateUserInput, input, ctx);
-      return ctx.db.user.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(emailTaken(e)));
+      const data = await parseInputReportingAll(CreateUserInput, input, ctx, () => uniqueEmail.probe(ctx, input.email));
+      return ctx.db.user.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id) } }).catch((e) => Promise.reject(uniqueEmail.taken(e)));
     },
   }),
   updateUser: t.prismaField({
@@ -62,8 +61,8 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UserInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.user.findUnique({ where: { id }, select: { id: true } }))) throw notFound('User');
-      const data = parseInput(UpdateUserInput, input, ctx);
-      return ctx.db.user.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(emailTaken(e)));
+      const data = await parseInputReportingAll(UpdateUserInput, input, ctx, () => uniqueEmail.probe(ctx, input.email, id));
+      return ctx.db.user.update({ ...query, where: { id }, data }).catch((e) => Promise.reject(uniqueEmail.taken(e)));
     },
   }),
   deleteUser: t.id({

@@ -81,15 +81,20 @@ describe('deep JSON and unreadable GraphQL requests (found by fuzzing)', () => {
     expect((await api.get('/contacts?search=deep')).body.total).toBe(0);
   });
 
-  it('gives every GraphQL error a code: variables of the wrong type are BAD_USER_INPUT', async () => {
-    for (const [query, variables] of [
-      ['query($f: ContactFilter) { contacts(filter: $f) { total } }', { f: { constructor: 'x' } }],
-      ['query($p: Int) { contacts(page: $p) { total } }', { p: '' }],
-      ['query($id: ID!) { contact(id: $id) { id } }', {}],
+  it('gives every GraphQL error a code: variables of the wrong type are BAD_USER_INPUT with the field map, keyed by variable', async () => {
+    for (const [query, variables, name] of [
+      ['query($f: ContactFilter) { contacts(filter: $f) { total } }', { f: { constructor: 'x' } }, 'f'],
+      ['query($p: Int) { contacts(page: $p) { total } }', { p: '' }, 'p'],
+      ['query($id: ID!) { contact(id: $id) { id } }', {}, 'id'],
+      ['mutation($input: CreateContactInput!) { createContact(input: $input) { id } }', { input: { firstName: 5, email: 'v@example.com' } }, 'input'],
     ] as const) {
       const res = await api.graphql(query, variables);
-      expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(res.body.errors).toHaveLength(1);
+      const { message, extensions } = res.body.errors[0];
+      expect(extensions).toEqual({ code: 'BAD_USER_INPUT', errors: { [name]: [message] } });
+      expect(message).toMatch(new RegExp(`^Variable "\\$${name}"`));
     }
+    expect((await api.get('/contacts?search=v@example')).body.total).toBe(0);
   });
 
   it('answers a POST /graphql that is not JSON with 415 and a coded JSON body', async () => {

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Request, Response } from '@whatwg-node/fetch';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
 import type { Gate } from '../http/gate.js';
@@ -11,7 +11,7 @@ import type { Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import { Messages } from '../validation/messages.js';
-import { ErrorCode, contractError, invalid } from './errors.js';
+import { ErrorCode, type FieldErrors, contractError, invalid, noFieldErrors } from './errors.js';
 import { limitsRule } from './limits.js';
 
 interface ServerContext {
@@ -66,6 +66,19 @@ function unparsableParam(params: URLSearchParams): 'variables' | 'extensions' | 
 function isFormPost(request: Request): boolean {
   const type = (request.headers.get('content-type') ?? '').split(',')[0]!;
   return type === 'application/x-www-form-urlencoded' || type.startsWith('application/x-www-form-urlencoded;');
+}
+
+/**
+ * The field map of a variable graphql-js refused (wrong type, missing): keyed by the
+ * variable's name, as the other variable errors are, with graphql-js's own reason (which
+ * names the path inside the value). API.md: BAD_USER_INPUT carries the map for these too.
+ */
+function variableErrors(error: GraphQLError): FieldErrors | undefined {
+  const node = error.nodes?.[0];
+  if (node?.kind !== Kind.VARIABLE_DEFINITION) return undefined;
+  const errors = noFieldErrors();
+  errors[node.variable.name.value] = [error.message];
+  return errors;
 }
 
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
@@ -143,7 +156,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
         if (known) {
           // A client sees the code, the field map and nothing else (Yoga puts JSON.parse's own message in `originalError`);
           // `http` is Yoga's status instruction, never sent. graphql-js's errors without a code are about the variables.
-          const { code = ErrorCode.BadUserInput, errors, http } = known.extensions as { code?: string; errors?: unknown; http?: unknown };
+          const { code = ErrorCode.BadUserInput, errors = variableErrors(known), http } = known.extensions as { code?: string; errors?: unknown; http?: unknown };
           return new GraphQLError(known.message, { nodes: known.nodes, path: known.path, extensions: { code, ...(errors ? { errors } : {}), ...(http ? { http } : {}) } });
         }
         if (typeof error === 'object' && error !== null) masked.add(error);

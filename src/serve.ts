@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,8 @@ export type ListenConfig = Pick<Config, 'HOST' | 'PORT' | 'RATE_LIMIT_PER_MINUTE
 
 /**
  * Node answers malformed requests, oversized headers (431) and requests that take too
- * long (408) itself, with an empty body; these answer with the API's JSON error body.
+ * long (408) itself, with an empty body; these answer with the API's JSON error body
+ * and, like every response, an X-Request-Id: a fresh one, since no header was read.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -29,7 +31,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const body = JSON.stringify({ message: status === 431 ? 'Request headers too large.' : status === 408 ? 'Request timeout.' : 'Bad request.' });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -17,10 +17,15 @@ import { createIdempotency } from './rest/idempotency.js';
 import { openApiDocument } from './openapi/index.js';
 import { DOCS_PATH, OPENAPI_PATH, createApiDocs } from './openapi/serve.js';
 
-/** A client's request id is echoed when it is short plain text; otherwise one is made. */
+/**
+ * A client's request id is echoed when it is 1..200 characters of printable ASCII
+ * (spaces and punctuation included); otherwise (empty, longer, a tab, a byte beyond
+ * ASCII) one is made. Node already refuses CR, LF and NUL in a header; the access log
+ * is JSON lines, so any such id is quoted safely there.
+ */
 function requestIdOf(request: Request): string {
   const given = request.headers.get('x-request-id');
-  return given && /^[\w.:\-]{1,128}$/.test(given) ? given : randomUUID();
+  return given && /^[\x20-\x7E]{1,200}$/.test(given) ? given : randomUUID();
 }
 
 async function health(database: Database): Promise<Response> {

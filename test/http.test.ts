@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 
@@ -96,6 +98,88 @@ describe('common REST rules', () => {
     const made = await api.get('/products');
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await send(`${app.url}/nope`, 'GET')).headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('echoes any printable ASCII request id of 1..200 characters, and replaces any other', async () => {
+    const idOf = async (id: string) => (await api.request('GET', '/products', { headers: { 'X-Request-Id': id } })).headers.get('x-request-id');
+    for (const id of ['trace 42/abc=', 'a', '~!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~ x', 'x'.repeat(200)]) expect([id, await idOf(id)]).toEqual([id, id]);
+    // Longer, with a tab, or with a byte beyond ASCII: a fresh UUID instead.
+    for (const id of ['x'.repeat(201), 'a\tb', 'caf\u00e9']) {
+      const made = await idOf(id);
+      expect([id, made]).toEqual([id, expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)]);
+    }
+    // Errors carry the echoed id too.
+    const refused = await send(`${app.url}/api/v1/products`, 'GET', { headers: { 'X-Request-Id': 'trace 42/abc=' } });
+    expect([refused.status, refused.headers.get('x-request-id')]).toEqual([401, 'trace 42/abc=']);
+  });
+
+  it('answers requests Node refuses before any handler (malformed, headers too large, too slow) with JSON, a fresh request id and Connection: close', async () => {
+    /** One raw request on its own connection; the server's whole answer, split up. */
+    async function raw(request: string, url = app.url) {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1');
+      socket.on('error', () => {}); // the server may close before reading all of an oversized request
+      await once(socket, 'connect');
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.write(request);
+      await once(socket, 'close');
+      const [head, body] = [text.slice(0, text.indexOf('\r\n\r\n')), text.slice(text.indexOf('\r\n\r\n') + 4)];
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      return { statusLine, headers, body: JSON.parse(body) };
+    }
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const cases = [
+      { request: 'NOT HTTP AT ALL\r\n\r\n', statusLine: 'HTTP/1.1 400 Bad Request', message: 'Bad request.' },
+      { request: 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine\r\n\r\n', statusLine: 'HTTP/1.1 200 OK', message: undefined },
+      { request: `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: ${'a'.repeat(20_000)}\r\n\r\n`, statusLine: 'HTTP/1.1 431 Request Header Fields Too Large', message: 'Request headers too large.' },
+    ];
+    const ids = new Set<string>();
+    for (const { request, statusLine, message } of cases) {
+      const res = await raw(request.replace('HTTP/1.1\r\nHost: x\r\n', 'HTTP/1.1\r\nHost: x\r\nConnection: close\r\n'));
+      if (message === undefined) {
+        // The control: a well-formed request on the same kind of connection.
+        expect([res.statusLine, res.headers['x-request-id'], res.body]).toEqual([statusLine, 'mine', { status: 'ok' }]);
+        continue;
+      }
+      expect([res.statusLine, res.body]).toEqual([statusLine, { message }]);
+      expect(res.headers).toMatchObject({ 'x-request-id': expect.stringMatching(uuid), connection: 'close', 'content-type': 'application/json; charset=utf-8' });
+      ids.add(res.headers['x-request-id']!);
+    }
+    // Headers that never end: 408 once the (here 1 s) timeout passes.
+    const slow = await startApp({ server: { REQUEST_TIMEOUT_SECONDS: 1, HEADERS_TIMEOUT_SECONDS: 1 } });
+    try {
+      const res = await raw('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: mine\r\n', slow.url);
+      expect([res.statusLine, res.body]).toEqual(['HTTP/1.1 408 Request Timeout', { message: 'Request timeout.' }]);
+      expect(res.headers).toMatchObject({ 'x-request-id': expect.stringMatching(uuid), connection: 'close', 'content-type': 'application/json; charset=utf-8' });
+      ids.add(res.headers['x-request-id']!);
+    } finally {
+      await slow.close();
+    }
+    expect(ids.size).toBe(3);
+  });
+
+  it('answers a page or per_page beyond GraphQL Int with the rule it breaks, not "must be an integer"', async () => {
+    const errorsOf = async (query: string) => {
+      const res = await api.get(`/contacts?${query}`);
+      return [query, res.status, res.body];
+    };
+    const refused = (errors: Record<string, string[]>) => [422, { message: 'The given data was invalid.', errors }];
+    const pageMax = { page: ['The page field must not be greater than 2147483647.'] };
+    const perPageMax = { per_page: ['The per page field must not be greater than 100.'] };
+    const cases: [string, unknown[]][] = [
+      ['page=2147483648', refused(pageMax)],
+      ['page=99999999999999999999999999999999999999', refused(pageMax)],
+      ['page=-2147483649', refused({ page: ['The page field must be at least 1.'] })],
+      ['per_page=2147483648', refused(perPageMax)],
+      ['per_page=99999999999999999999999999999999999999', refused(perPageMax)],
+      ['per_page=101', refused(perPageMax)],
+      ['page=2147483648&per_page=2147483648', refused({ ...pageMax, ...perPageMax })],
+      ['page=1.5', refused({ page: ['The page field must be an integer.'] })],
+      ['page=abc&per_page=', refused({ page: ['The page field must be an integer.'], per_page: ['The per page field must be an integer.'] })],
+      ['page=2147483647', [200, { current_page: 2147483647, per_page: 15, total: 0, last_page: 1, data: [] }]],
+    ];
+    for (const [query, expected] of cases) expect(await errorsOf(query)).toEqual([query, ...expected]);
   });
 
   it('serves /healthz without a key', async () => {

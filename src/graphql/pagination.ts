@@ -1,6 +1,6 @@
 import type { ObjectRef } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import type { GraphQLResolveInfo } from 'graphql';
+import { GRAPHQL_MAX_INT, type GraphQLResolveInfo } from 'graphql';
 import { z } from 'zod';
 import { fieldErrorsFrom } from '../validation/messages.js';
 import { builder } from './builder.js';
@@ -9,9 +9,13 @@ import { invalid } from './errors.js';
 
 export const MAX_PER_PAGE = 100;
 
-/** `page` and `per_page` rules, merged into every list's argument schema. */
+/**
+ * `page` and `per_page` rules, merged into every list's argument schema. A page number
+ * goes up to GraphQL Int's maximum (2147483647), the most the `page` argument carries;
+ * REST's query coercion words a larger one with these rules (src/rest/coerce.ts).
+ */
 export const pageRules = {
-  page: z.number().int().min(1).default(1),
+  page: z.number().int().min(1).max(GRAPHQL_MAX_INT).default(1),
   perPage: z.number().int().min(1).max(MAX_PER_PAGE).default(15),
 };
 

@@ -1,4 +1,6 @@
 import {
+  GRAPHQL_MAX_INT,
+  GRAPHQL_MIN_INT,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -9,8 +11,10 @@ import {
   isScalarType,
   typeFromAST,
 } from 'graphql';
+import type { z } from 'zod';
 import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
-import { Messages, snakeCase } from '../validation/messages.js';
+import { pageRules } from '../graphql/pagination.js';
+import { Messages, fieldErrorsFrom, snakeCase } from '../validation/messages.js';
 
 /** What each scalar is called in a "must be ..." message. */
 const EXPECTED: Record<string, string> = {
@@ -29,6 +33,21 @@ function fromQueryText(scalar: string, value: string): unknown {
   if ((scalar === 'Int' && /^-?\d{1,15}$/.test(value)) || ((scalar === 'Float' || scalar === 'Decimal') && /^-?\d+(\.\d+)?$/.test(value))) return Number(value);
   if (scalar === 'Boolean' && /^(true|false|1|0)$/.test(value)) return value === 'true' || value === '1';
   return value;
+}
+
+/** The rules of the query parameters that carry an Int, by parameter name. */
+const QUERY_INT_RULES: Record<string, z.ZodType> = { page: pageRules.page, per_page: pageRules.perPage };
+
+/**
+ * Why a query parameter's integer beyond GraphQL's Int (32 bits) is refused: it IS an
+ * integer, so not "must be an integer" but the bound it breaks. The parameter's rule is
+ * asked about the first value past Int on that side (page: "must not be greater than
+ * 2147483647."; per_page: "... than 100."); without a rule, Int's own bound.
+ */
+function beyondIntMessages(field: string, above: boolean): string[] {
+  const issues = QUERY_INT_RULES[field]?.safeParse(above ? GRAPHQL_MAX_INT + 1 : GRAPHQL_MIN_INT - 1).error?.issues;
+  const fromRule = issues ? fieldErrorsFrom(issues, [field])[field] : undefined;
+  return fromRule ?? [above ? Messages.max(field, GRAPHQL_MAX_INT) : Messages.min(field, GRAPHQL_MIN_INT)];
 }
 
 /**
@@ -114,6 +133,13 @@ export function coerceVariables(
     }
     if (isScalarType(type)) {
       if (typeof value === 'string' && value.includes('\u0000')) return fail(path, Messages.nul(field)), { ok: false };
+      if (fromQuery && type.name === 'Int' && typeof value === 'string' && /^-?\d+$/.test(value)) {
+        const n = Number(value);
+        if (n > GRAPHQL_MAX_INT || n < GRAPHQL_MIN_INT) {
+          for (const message of beyondIntMessages(field, n > 0)) fail(path, message);
+          return { ok: false };
+        }
+      }
       const input = fromQuery && typeof value === 'string' ? fromQueryText(type.name, value) : value;
       try {
         // Only a check: graphql-js parses the value again when it executes.

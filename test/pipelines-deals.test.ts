@@ -87,6 +87,63 @@ describe('pipelines', () => {
     ]);
   });
 
+  it('keeps a matched stage\'s color and probability when the item leaves them out; an item that sends them changes them', async () => {
+    const api = await newClient(app);
+    const p = (await api.post('/pipelines', { name: 'Sales', stages: [{ name: 'Lead', color: 'red', probability: 40 }, { name: 'Won', color: '#00FF00', probability: 100 }] })).body;
+    const [lead, won] = p.stages;
+    const view = (s: any) => [s.id, s.external_id, s.name, s.order, s.color, s.probability];
+    // Renamed through its external id, reordered, nothing else sent: color and probability stay, order is the new index.
+    const renamed = await api.put(`/pipelines/${p.id}`, { stages: [{ name: 'Won' }, { external_id: lead.external_id, name: 'Prospect' }, { name: 'Lost' }] });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.stages.map(view)).toEqual([
+      [won.id, won.external_id, 'Won', 0, '#00FF00', 100],
+      [lead.id, lead.external_id, 'Prospect', 1, 'red', 40],
+      [renamed.body.stages[2].id, renamed.body.stages[2].external_id, 'Lost', 2, '#9CA3AF', 0],
+    ]);
+    expect((await api.get(`/pipelines/${p.id}`)).body.stages).toEqual(renamed.body.stages);
+    // Sent, they change; one sent alone changes alone.
+    const changed = await api.put(`/pipelines/${p.id}`, {
+      stages: [
+        { name: 'Won', color: 'gold' },
+        { external_id: lead.external_id, name: 'Prospect', color: 'blue', probability: 55.5 },
+        { name: 'Lost', probability: 0, order: 9 },
+      ],
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.stages.map((s: any) => [s.name, s.order, s.color, s.probability])).toEqual([
+      ['Won', 0, 'gold', 100],
+      ['Prospect', 1, 'blue', 55.5],
+      ['Lost', 9, '#9CA3AF', 0],
+    ]);
+    // null asks for the default, as on a new stage.
+    const reset = await api.put(`/pipelines/${p.id}`, { stages: [{ name: 'Won', color: null, probability: null }, { name: 'Prospect' }, { name: 'Lost' }] });
+    expect(reset.body.stages.map((s: any) => [s.name, s.order, s.color, s.probability])).toEqual([
+      ['Won', 0, '#9CA3AF', 0],
+      ['Prospect', 1, 'blue', 55.5],
+      ['Lost', 2, '#9CA3AF', 0],
+    ]);
+  });
+
+  it('moves updated_at on a PUT that sends only stages', async () => {
+    const api = await newClient(app);
+    const p = await pipeline(api, ['Lead', 'Won']);
+    // An old stored time, so the PUT's own time cannot tie with it.
+    const old = new Date('2020-01-01T00:00:00.000Z');
+    await app.database.prisma.pipeline.update({ where: { id: p.id }, data: { updatedAt: old } });
+    expect((await api.get(`/pipelines/${p.id}`)).body.updated_at).toBe(old.toISOString());
+    const before = Date.now();
+    const res = await api.put(`/pipelines/${p.id}`, { stages: [{ name: 'Lead' }, { name: 'Won', color: 'green' }] });
+    const after = Date.now();
+    expect(res.status).toBe(200);
+    const written = Date.parse(res.body.updated_at);
+    expect([written >= before, written <= after]).toEqual([true, true]);
+    expect(res.body.created_at).toBe(p.created_at);
+    expect((await api.get(`/pipelines/${p.id}`)).body.updated_at).toBe(res.body.updated_at);
+    // An empty PUT writes nothing, as before.
+    await app.database.prisma.pipeline.update({ where: { id: p.id }, data: { updatedAt: old } });
+    expect((await api.put(`/pipelines/${p.id}`, {})).body.updated_at).toBe(old.toISOString());
+  });
+
   it('refuses to remove a stage holding deals, and changes nothing', async () => {
     const api = await newClient(app);
     const p = await pipeline(api, ['Lead', 'Won']);

@@ -37,10 +37,20 @@ export const PipelineListArgs = z.object(pageRules);
 
 export type StageItem = z.output<typeof StageItemRules>;
 
-/** A stage item's stored values, defaults filled in: `order` is its index. */
+/** A new stage's stored values, defaults filled in (also for null): `order` is its index. */
 export const stageValues = (item: StageItem, index: number) => ({
   name: item.name,
   order: item.order ?? index,
   color: item.color ?? DEFAULT_STAGE_COLOR,
   probability: item.probability ?? 0,
 });
+
+/**
+ * What a PUT's item writes to the existing stage it matched: `name` and `order` (its
+ * index unless given) as for a new stage; `color` and `probability` only when the item
+ * sends them (null: the default), so a rename keeps them.
+ */
+export function matchedStageValues(item: StageItem, index: number) {
+  const { color, probability, ...always } = stageValues(item, index);
+  return { ...always, ...(item.color !== undefined && { color }), ...(item.probability !== undefined && { probability }) };
+}

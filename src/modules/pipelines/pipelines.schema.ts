@@ -8,7 +8,7 @@ import type { Context } from '../../graphql/context.js';
 import { invalid, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
-import { CreatePipelineInput, PipelineListArgs, StageItemRules, type StageItem, UpdatePipelineInput, stageValues } from './pipelines.input.js';
+import { CreatePipelineInput, PipelineListArgs, StageItemRules, type StageItem, UpdatePipelineInput, matchedStageValues, stageValues } from './pipelines.input.js';
 
 export const DealStage = builder.prismaObject('DealStage', {
   fields: (t) => ({
@@ -65,8 +65,9 @@ async function makeDefault(tx: Tx, pipelineId: string) {
 
 /**
  * Replaces a pipeline's stages with a new list: items match existing stages by
- * external id, then by exact name, and keep their ids; the rest are new; stages left
- * out are deleted, unless a deal sits in one (then nothing changes).
+ * external id, then by exact name, and keep their ids (and the color and probability
+ * an item leaves out); the rest are new; stages left out are deleted, unless a deal
+ * sits in one (then nothing changes).
  */
 async function replaceStages(ctx: Context, tx: Tx, pipelineId: string, items: StageItem[]) {
   const existing = await tx.dealStage.findMany({ where: { pipelineId }, include: { _count: { select: { deals: true } } } });
@@ -78,7 +79,7 @@ async function replaceStages(ctx: Context, tx: Tx, pipelineId: string, items: St
     if (!stage || claimed.has(stage.id)) stage = byName.get(item.name);
     if (stage && claimed.has(stage.id)) stage = undefined;
     if (stage) claimed.add(stage.id);
-    return { stage, values: stageValues(item, index) };
+    return stage ? { stage, values: matchedStageValues(item, index) } : { stage: undefined, values: stageValues(item, index) };
   });
   const removed = existing.filter((s) => !claimed.has(s.id));
   const busy = removed.filter((s) => s._count.deals > 0);
@@ -141,7 +142,8 @@ builder.mutationFields((t) => ({
       if (!(await ctx.db.pipeline.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Pipeline');
       const { stages, isDefault, ...data } = parseInput(UpdatePipelineInput, input, ctx);
       await ctx.db.$transaction(async (tx) => {
-        await tx.pipeline.update({ where: { id }, data });
+        // New stages are a change of the pipeline: its updated_at moves even when nothing else is sent.
+        await tx.pipeline.update({ where: { id }, data: stages ? { ...data, updatedAt: new Date() } : data });
         if (stages) await replaceStages(ctx, tx, id, stages);
         // `false` never leaves the workspace without a default: another pipeline takes the flag by being set true.
         if (isDefault) await makeDefault(tx, id);

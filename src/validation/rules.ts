@@ -23,8 +23,14 @@ export const email = () =>
 
 export const calendarDate = () => z.string().refine(isCalendarDate, { message: 'The :attribute field must be a valid date.' });
 
-// The ISO 4217 codes the runtime's ICU knows (current ones; no hand-kept list to go stale).
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+// The ISO 4217 codes the runtime's ICU knows (no hand-kept list to go stale), and the
+// current ISO codes ICU leaves out: funds, precious metals, bond units, testing and
+// "no currency" codes, and VED (Node 20's ICU lacks all of these).
+const CURRENCIES = new Set([
+  ...Intl.supportedValuesOf('currency'),
+  ...['BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW', 'VED'],
+  ...['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX'],
+]);
 
 /** An ISO 4217 currency code in upper case, e.g. `USD`. */
 export const currencyCode = () =>

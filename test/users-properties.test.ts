@@ -83,6 +83,21 @@ describe('property definitions', () => {
     expect((await api.post('/property-definitions', { object: 'contact', key: 'tier', label: 'Tier', type: 'number' })).status).toBe(201);
   });
 
+  it('shows only stored values that fit their definition as it is now; a change back shows them again', async () => {
+    const api = await newClient(app);
+    const seats = (await api.post('/property-definitions', { object: 'contact', key: 'seats', label: 'Seats', type: 'number' })).body;
+    const plan = (await api.post('/property-definitions', { object: 'contact', key: 'plan', label: 'Plan', type: 'enum', options: ['free', 'pro'] })).body;
+    const contact = (await api.post('/contacts', { first_name: 'P', email: 'p@example.com', properties: { seats: 5, plan: 'pro' } })).body;
+    expect(contact.properties).toEqual({ seats: 5, plan: 'pro' });
+    expect((await api.put(`/property-definitions/${seats.id}`, { type: 'string' })).status).toBe(200);
+    expect((await api.put(`/property-definitions/${plan.id}`, { options: ['free', 'team'] })).status).toBe(200);
+    expect((await api.get(`/contacts/${contact.id}`)).body.properties).toEqual({});
+    expect((await api.get('/contacts')).body.data[0].properties).toEqual({});
+    await api.put(`/property-definitions/${seats.id}`, { type: 'number' });
+    await api.put(`/property-definitions/${plan.id}`, { options: ['free', 'team', 'pro'] });
+    expect((await api.get(`/contacts/${contact.id}`)).body.properties).toEqual({ seats: 5, plan: 'pro' });
+  });
+
   it('types deal properties, merges them, and shows them in GraphQL only', async () => {
     const api = await newClient(app);
     await api.post('/property-definitions', { object: 'deal', key: 'source', label: 'Source', type: 'enum', options: ['web', 'referral'] });

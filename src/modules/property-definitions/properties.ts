@@ -77,8 +77,17 @@ export function mergeProperties(stored: unknown, sent: PropertyMap | undefined):
   return merged as Prisma.InputJsonObject;
 }
 
-/** What responses show: stored values of active definitions only (deactivated ones stay stored, hidden). */
+/**
+ * What responses show: stored values of active definitions that fit them as they are
+ * now. A deactivated definition's values, and values a later change of type or options
+ * no longer admits, stay stored but hidden (they show again if the definition comes back).
+ */
 export async function visibleProperties(ctx: Context, object: PropertyObject, stored: unknown): Promise<PropertyMap> {
   const definitions = await activeDefinitions(ctx, object);
-  return Object.fromEntries(Object.entries((stored as PropertyMap | null) ?? {}).filter(([key]) => definitions.has(key)));
+  return Object.fromEntries(
+    Object.entries((stored as PropertyMap | null) ?? {}).filter(([key, value]) => {
+      const definition = definitions.get(key);
+      return definition !== undefined && fits(definition, value, key) === undefined;
+    }),
+  );
 }

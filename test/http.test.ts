@@ -36,6 +36,19 @@ describe('common REST rules', () => {
     expect(del.body).toEqual({ message: 'Contact not found.' });
   });
 
+  it('refuses a body that is not UTF-8 as malformed, and stores nothing', async () => {
+    const api = await newClient(app);
+    const bytes = (text: string, bad: number[]) => Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(bad), Buffer.from('","email":"bytes@example.com"}', 'utf8')]);
+    for (const body of [bytes('{"first_name":"a', [0xff]), bytes('{"first_name":"a', [0xed, 0xa0, 0x80]), bytes('{"first_name":"a', [0xc3])]) {
+      const res = await fetch(`${app.url}/api/v1/contacts`, { method: 'POST', headers: { 'X-Api-Key': api.key, 'Content-Type': 'application/json' }, body });
+      expect([res.status, await res.json()]).toEqual([400, { message: 'Malformed JSON body.' }]);
+    }
+    // A byte-order mark is not content, and well-formed UTF-8 is fine.
+    const ok = await fetch(`${app.url}/api/v1/contacts`, { method: 'POST', headers: { 'X-Api-Key': api.key, 'Content-Type': 'application/json' }, body: Buffer.from('\ufeff{"first_name":"Zoë","email":"bytes@example.com"}', 'utf8') });
+    expect([ok.status, (await ok.json()).first_name]).toEqual([201, 'Zoë']);
+    expect((await api.get('/contacts?email=bytes@example.com')).body.total).toBe(1);
+  });
+
   it('refuses bodies that are not JSON objects', async () => {
     const wrongType = await api.request('POST', '/products', { raw: '{"name":"x"}', headers: { 'Content-Type': 'text/plain' } });
     expect(wrongType).toMatchObject({ status: 415 });
@@ -160,6 +173,7 @@ describe('common REST rules', () => {
   });
 
   it('answers a page or per_page beyond GraphQL Int with the rule it breaks, not "must be an integer"', async () => {
+    const api = await newClient(app);
     const errorsOf = async (query: string) => {
       const res = await api.get(`/contacts?${query}`);
       return [query, res.status, res.body];

@@ -58,22 +58,27 @@ export async function readBody(request: Request): Promise<{ ok: true; bytes: Buf
   return size > MAX_BODY_BYTES ? TOO_LARGE : { ok: true, bytes: Buffer.concat(chunks) };
 }
 
+// JSON text is UTF-8 (RFC 8259): bytes that are not are a malformed body, not text to repair.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * Reads a JSON body: none is `{}`; a body needs `Content-Type: application/json`
- * (415), at most 1 MiB (413), and must parse (400).
+ * (415), at most 1 MiB (413), and must be UTF-8 that parses (400).
  */
 export async function readJsonBody(request: Request): Promise<BodyResult> {
   const body = await readBody(request);
   if (!body.ok) return body;
-  const text = body.bytes.toString('utf8');
-  if (text.trim() === '') return { ok: true, value: {} };
+  if (isBlank(body.bytes)) return { ok: true, value: {} };
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
     return { ok: false, status: 415, message: 'Unsupported media type: send Content-Type: application/json.' };
   }
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(utf8.decode(body.bytes)) };
   } catch {
     return { ok: false, status: 400, message: 'Malformed JSON body.' };
   }
 }
+
+/** Only JSON's whitespace, or nothing. */
+const isBlank = (bytes: Buffer) => bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);

@@ -200,6 +200,16 @@ describe('BoundedCache', () => {
   });
 });
 
+describe('a POST /graphql body that is not UTF-8', () => {
+  it('is 400 BAD_REQUEST and runs nothing', async () => {
+    const own = await newClient(app);
+    const body = Buffer.concat([Buffer.from('{"query":"mutation { createUser(input: { name: \\"a', 'utf8'), Buffer.from([0xff]), Buffer.from('\\", email: \\"u8@example.com\\" }) { id } }"}', 'utf8')]);
+    const res = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'X-Api-Key': own.key, 'Content-Type': 'application/json' }, body });
+    expect([res.status, await res.json()]).toEqual([400, { errors: [{ message: 'Malformed JSON body: it is not UTF-8.', extensions: { code: 'BAD_REQUEST' } }] }]);
+    expect((await own.get('/users')).body.total).toBe(0);
+  });
+});
+
 describe('errors masked inside Yoga', () => {
   const failing = new GraphQLSchema({
     query: new GraphQLObjectType({

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import { Request, Response } from '@whatwg-node/fetch';
 import { GraphQLError, type GraphQLSchema, Kind } from 'graphql';
@@ -188,6 +189,8 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
     else if (request.method === 'POST') {
       const body = await readBody(request);
       if (!body.ok) return refusal(413, body.message, ErrorCode.LimitExceeded, admission.headers);
+      // Yoga would decode bytes that are not UTF-8 into replacement characters and run them.
+      if (!isUtf8(body.bytes)) return refusal(400, 'Malformed JSON body: it is not UTF-8.', ErrorCode.BadRequest, admission.headers);
       if (isFormPost(request)) params = new URLSearchParams(body.bytes.toString('utf8'));
       forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body.bytes) });
     }

@@ -93,10 +93,11 @@ describe('requests GraphQL cannot read', () => {
     return lines;
   }
 
-  it('answers a POST with malformed JSON with BAD_REQUEST (the shape the GET answers below follow)', async () => {
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json' };
-    const res = await api.request('POST', '/graphql', { raw: '{bad', headers });
-    expect([res.status, res.body]).toEqual([400, { errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }] }]);
+  it('answers a POST with malformed JSON with 400 BAD_REQUEST, whatever the client accepts', async () => {
+    for (const accept of ['application/graphql-response+json', 'application/json', '*/*']) {
+      const res = await api.request('POST', '/graphql', { raw: '{bad', headers: { 'Content-Type': 'application/json', Accept: accept } });
+      expect([accept, res.status, res.body]).toEqual([accept, 400, { errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }] }]);
+    }
   });
 
   it('answers a GET whose variables or extensions are not JSON with 400 BAD_REQUEST, and logs nothing', async () => {

@@ -82,6 +82,18 @@ function variableErrors(error: GraphQLError): FieldErrors | undefined {
   return errors;
 }
 
+/** Whether Yoga reads this POST as JSON. */
+const isJsonPost = (request: Request) => /^application\/(json|[\w.+-]+\+json)\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
+
+const parses = (bytes: Buffer) => {
+  try {
+    JSON.parse(bytes.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
 const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 
@@ -192,6 +204,8 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
       // Yoga would decode bytes that are not UTF-8 into replacement characters and run them.
       if (!isUtf8(body.bytes)) return refusal(400, 'Malformed JSON body: it is not UTF-8.', ErrorCode.BadRequest, admission.headers);
       if (isFormPost(request)) params = new URLSearchParams(body.bytes.toString('utf8'));
+      // Yoga answers this 200 when the client accepts application/json; 400 here, as REST and the GET checks below.
+      else if (isJsonPost(request) && !parses(body.bytes)) return refusal(400, 'POST body sent invalid JSON.', ErrorCode.BadRequest, admission.headers);
       forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body.bytes) });
     }
     // Worded as Yoga's own answer to `variables=5`, and 400 like it whatever the client accepts.

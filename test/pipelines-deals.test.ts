@@ -153,6 +153,21 @@ describe('pipelines', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ message: 'The given data was invalid.', errors: { stages: ['The stage "Won" holds deals and cannot be removed.'] } });
     expect((await api.get(`/pipelines/${p.id}`)).body).toEqual(p);
+    // Refused for other fields too: every problem in one answer.
+    const both = await api.put(`/pipelines/${p.id}`, { name: '', description: 5, stages: [{ name: 'Lead' }, { name: 'New', probability: 101 }] });
+    expect([both.status, both.body]).toEqual([
+      422,
+      {
+        message: 'The given data was invalid.',
+        errors: {
+          name: ['The name field is required.'],
+          description: ['The description field must be a string.'],
+          'stages.1.probability': ['The stages.1.probability field must not be greater than 100.'],
+          stages: ['The stage "Won" holds deals and cannot be removed.'],
+        },
+      },
+    ]);
+    expect((await api.get(`/pipelines/${p.id}`)).body).toEqual(p);
     expect((await api.delete(`/pipelines/${p.id}`)).status).toBe(422);
   });
 

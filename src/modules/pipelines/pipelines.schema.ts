@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { newId } from '../../db/ids.js';
 import { newRow } from '../../db/tenancy.js';
@@ -5,9 +6,9 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs, inputTypeFrom } from '../../graphql/inputs.js';
 import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
-import { invalid, notFound } from '../../graphql/errors.js';
+import { type FieldErrors, invalid, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { parseInput } from '../../validation/parse.js';
+import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { CreatePipelineInput, PipelineListArgs, StageItemRules, type StageItem, UpdatePipelineInput, matchedStageValues, stageValues } from './pipelines.input.js';
 
 export const DealStage = builder.prismaObject('DealStage', {
@@ -63,14 +64,15 @@ async function makeDefault(tx: Tx, pipelineId: string) {
   await tx.pipeline.update({ where: { id: pipelineId }, data: { isDefault: true } });
 }
 
+const StageMatchRules = z.array(StageItemRules.pick({ externalId: true, name: true })).max(100).nullish();
+
 /**
- * Replaces a pipeline's stages with a new list: items match existing stages by
- * external id, then by exact name, and keep their ids (and the color and probability
- * an item leaves out); the rest are new; stages left out are deleted, unless a deal
- * sits in one (then nothing changes).
+ * How a new list of stages maps onto a pipeline's stored ones: items match by external
+ * id, then by exact name; `removed` are the stored stages no item claims, and `busy` the
+ * error for those that hold deals.
  */
-async function replaceStages(ctx: Context, tx: Tx, pipelineId: string, items: StageItem[]) {
-  const existing = await tx.dealStage.findMany({ where: { pipelineId }, include: { _count: { select: { deals: true } } } });
+async function planStages(db: Pick<Tx, 'dealStage'>, pipelineId: string, items: StageItem[]) {
+  const existing = await db.dealStage.findMany({ where: { pipelineId }, include: { _count: { select: { deals: true } } } });
   const byExternalId = new Map(existing.map((s) => [s.externalId, s]));
   const byName = new Map(existing.map((s) => [s.name, s]));
   const claimed = new Set<string>();
@@ -82,10 +84,20 @@ async function replaceStages(ctx: Context, tx: Tx, pipelineId: string, items: St
     return stage ? { stage, values: matchedStageValues(item, index) } : { stage: undefined, values: stageValues(item, index) };
   });
   const removed = existing.filter((s) => !claimed.has(s.id));
-  const busy = removed.filter((s) => s._count.deals > 0);
-  if (busy.length > 0) {
-    throw invalid({ stages: busy.map((s) => `The stage "${s.name}" holds deals and cannot be removed.`) });
-  }
+  const held = removed.filter((s) => s._count.deals > 0);
+  const busy: FieldErrors = held.length > 0 ? { stages: held.map((s) => `The stage "${s.name}" holds deals and cannot be removed.`) } : {};
+  return { plan, removed, busy };
+}
+
+/**
+ * Replaces a pipeline's stages with a new list: items match existing stages by
+ * external id, then by exact name, and keep their ids (and the color and probability
+ * an item leaves out); the rest are new; stages left out are deleted, unless a deal
+ * sits in one (then nothing changes).
+ */
+async function replaceStages(ctx: Context, tx: Tx, pipelineId: string, items: StageItem[]) {
+  const { plan, removed, busy } = await planStages(tx, pipelineId, items);
+  if (Object.keys(busy).length > 0) throw invalid(busy);
   if (removed.length > 0) await tx.dealStage.deleteMany({ where: { id: { in: removed.map((s) => s.id) } } });
   // Renames may swap names between kept stages: park them under unique names first.
   const renamed = plan.filter((p) => p.stage && p.stage.name !== p.values.name);
@@ -140,7 +152,13 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.pipeline.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Pipeline');
-      const { stages, isDefault, ...data } = parseInput(UpdatePipelineInput, input, ctx);
+      // A request refused anyway also learns which stages it may not remove (checked again
+      // in the transaction): matching needs only each item's name and external id.
+      const busyStages = async () => {
+        const items = StageMatchRules.safeParse(input.stages);
+        return items.success && items.data ? (await planStages(ctx.db, id, items.data)).busy : {};
+      };
+      const { stages, isDefault, ...data } = await parseInputReportingAll(UpdatePipelineInput, input, ctx, busyStages);
       await ctx.db.$transaction(async (tx) => {
         // New stages are a change of the pipeline: its updated_at moves even when nothing else is sent.
         await tx.pipeline.update({ where: { id }, data: stages ? { ...data, updatedAt: new Date() } : data });

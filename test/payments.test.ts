@@ -297,6 +297,11 @@ describe('payment coupons', () => {
     const below = await api.put(`/payment-coupons/${coupon.id}`, { code: 'LIMITED', type: 'amount', value: 5, max_redemptions: 3 });
     expect([below.status, below.body.errors]).toEqual([422, { max_redemptions: ['The max redemptions field must be at least 4, the times already redeemed.'] }]);
     expect((await api.get(`/payment-coupons/${coupon.id}`)).body).toMatchObject({ max_redemptions: 10, times_redeemed: 4 });
+    const withOthers = await api.put(`/payment-coupons/${coupon.id}`, { code: 'LIMITED', type: 'amount', value: 0, max_redemptions: 3 });
+    expect([withOthers.status, withOthers.body.errors]).toEqual([
+      422,
+      { value: ['The value field must be greater than 0.'], max_redemptions: ['The max redemptions field must be at least 4, the times already redeemed.'] },
+    ]);
     const equal = await api.put(`/payment-coupons/${coupon.id}`, { code: 'LIMITED', type: 'amount', value: 5, max_redemptions: 4 });
     expect([equal.status, equal.body.max_redemptions]).toEqual([200, 4]);
   });
@@ -531,7 +536,9 @@ describe('payments in GraphQL', () => {
     // The schema marks the required fields: GraphQL's own type check refuses a missing one before any resolver runs.
     const untyped = await api.graphql(append, { id, input: { status: 'paid' } });
     expect(untyped.body.errors).toHaveLength(3);
-    expect(untyped.body.errors.map((e: { extensions: object }) => e.extensions)).toEqual(Array(3).fill({ code: 'BAD_USER_INPUT' }));
+    expect(untyped.body.errors.map((e: { message: string; extensions: object }) => [e.extensions, e.message])).toEqual(
+      untyped.body.errors.map((e: { message: string }) => [{ code: 'BAD_USER_INPUT', errors: { input: [e.message] } }, e.message]),
+    );
     expect(untyped.body.errors[0].message).toMatch(/Field "occurredAt" of required type "DateTime!" was not provided/);
     const bad = await api.graphql(append, { id, input: { type: ' ', status: 'paid', providerReference: '', occurredAt: '2026-11-20T10:00:00Z' } });
     expect(bad.body.errors[0].extensions).toEqual({

@@ -51,6 +51,8 @@ const uniqueCode = uniqueValue('code', couponCode, (ctx, code) => ctx.db.payment
 
 const linkCheck = (ctx: Context, input: { paymentLinkId?: string | null }) => unknownId(ctx.db.paymentLink, input.paymentLinkId, 'payment_link_id');
 
+const belowRedeemed = (timesRedeemed: number) => ({ max_redemptions: [`The max redemptions field must be at least ${timesRedeemed}, the times already redeemed.`] });
+
 builder.queryFields((t) => ({
   paymentCoupon: t.prismaField({
     type: PaymentCoupon,
@@ -84,8 +86,13 @@ builder.mutationFields((t) => ({
     description: 'Requires code, type and value; other fields change only when sent.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: PaymentCouponInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
-      await orNotFound(ctx.db.paymentCoupon.findUnique({ where: { id }, select: { id: true } }), RESOURCE);
-      const data = await parseInputReportingAll(UpdatePaymentCouponInput, input, ctx, () => uniqueCode.probe(ctx, input.code, id), await linkCheck(ctx, input));
+      const stored = await orNotFound(ctx.db.paymentCoupon.findUnique({ where: { id }, select: { timesRedeemed: true } }), RESOURCE);
+      // A request refused anyway also hears about a taken code and a limit below the redemptions so far.
+      const alsoWhenRefused = async () => ({
+        ...(await uniqueCode.probe(ctx, input.code, id)),
+        ...(typeof input.maxRedemptions === 'number' && input.maxRedemptions < stored.timesRedeemed ? belowRedeemed(stored.timesRedeemed) : {}),
+      });
+      const data = await parseInputReportingAll(UpdatePaymentCouponInput, input, ctx, alsoWhenRefused, await linkCheck(ctx, input));
       // One conditional statement: a limit below the redemptions counted at that moment is not written.
       const { count } = await writeReferencing(
         async () => [await linkCheck(ctx, input)],
@@ -96,7 +103,7 @@ builder.mutationFields((t) => ({
           }),
       ).catch((e) => Promise.reject(uniqueCode.taken(e)));
       const coupon = await orNotFound(ctx.db.paymentCoupon.findUnique({ ...query, where: { id } }), RESOURCE);
-      if (count === 0) throw invalid({ max_redemptions: [`The max redemptions field must be at least ${coupon.timesRedeemed}, the times already redeemed.`] });
+      if (count === 0) throw invalid(belowRedeemed(coupon.timesRedeemed));
       return coupon;
     },
   }),

@@ -116,7 +116,7 @@ type Case = [label: string, path: string, body?: object];
  * sends; then PostgreSQL's plan for each SELECT with its parameters (EXPLAIN ANALYZE).
  */
 async function explainPlans(key: string, list: Case[]): Promise<string[]> {
-  const database = await openDatabase(target);
+  const database = await openDatabase(target, { statements: true });
   const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'warn' });
   const out: string[] = [];
   try {

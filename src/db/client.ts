@@ -17,21 +17,28 @@ export const POSTGRES_SESSION_OPTIONS = `-c random_page_cost=${RANDOM_PAGE_COST}
 export interface Database {
   prisma: Db;
   target: DatabaseTarget;
-  /** Called with every SQL statement the client sends and its parameters (JSON); tests count them, the scale benchmark explains them. */
+  /** Called with every SQL statement the client sends and its parameters (JSON), when opened with `statements`. */
   onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
   close(): Promise<void>;
 }
 
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+/**
+ * `statements`: emit every SQL statement to `onStatement` (tests count them, the scale
+ * benchmark explains them); off in the service, where nobody listens.
+ */
+export async function openDatabase(target: DatabaseTarget, options: { statements?: boolean } = {}): Promise<Database> {
   let listener: ((sql: string, params: string) => void) | undefined;
-  const log = [{ emit: 'event', level: 'query' }] as const;
+  // `minimal`: Prisma would otherwise capture a stack trace at every call (~5% of a GET's
+  // CPU) to point its error messages at the caller; those messages never leave the
+  // process, and the log names errors by name and code only.
+  const settings = { errorFormat: 'minimal', ...(options.statements ? { log: [{ emit: 'event', level: 'query' }] } : {}) } as const;
   let prisma: Db;
   // Only the target's generated client and driver are loaded: a process never holds the other's.
   if (target.provider === 'sqlite') {
     ensureSqliteFolder(target);
     const { PrismaClient } = await import('../generated/sqlite/client.js');
     const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
-    prisma = new PrismaClient({ adapter, log: [...log] }) as unknown as Db;
+    prisma = new PrismaClient({ adapter, ...settings } as never) as unknown as Db;
   } else {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([import('../generated/postgresql/client.js'), import('@prisma/adapter-pg')]);
     // The planner's random-page cost for SSDs (PostgreSQL's default, 4, models spinning
@@ -39,17 +46,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
     const adapter = new PrismaPg({ connectionString: target.url, max: 10, options: POSTGRES_SESSION_OPTIONS });
-    prisma = new PrismaClient({ adapter, log: [...log] }) as unknown as Db;
+    prisma = new PrismaClient({ adapter, ...settings } as never) as unknown as Db;
   }
   if (target.provider === 'sqlite') {
     // WAL lets readers run while a write commits; the API serves both at once.
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   }
-  (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
+  if (options.statements) {
+    (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
+  }
   return {
     prisma,
     target,
     onStatement(next) {
+      if (next && !options.statements) throw new Error('open the database with { statements: true } to observe its statements');
       listener = next;
     },
     close: () => prisma.$disconnect(),

@@ -19,7 +19,7 @@ export interface TestApp {
 /** The real HTTP server on a free port, over this run's migrated database. */
 export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; corsOrigins?: string[]; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
-  const database = await openDatabase(target);
+  const database = await openDatabase(target, { statements: true });
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
   const running = await listen(database, config);

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import { Request, Response } from '@whatwg-node/fetch';
 import { GraphQLError, type GraphQLSchema, Kind } from 'graphql';
@@ -14,6 +13,7 @@ import { jsonValueErrors } from '../validation/json-values.js';
 import { Messages } from '../validation/messages.js';
 import { ErrorCode, type FieldErrors, contractError, invalid, noFieldErrors } from './errors.js';
 import { limitsRule } from './limits.js';
+import { unreadable } from './unreadable.js';
 
 interface ServerContext {
   /** The caller, admitted by the gate before Yoga saw the request. */
@@ -46,30 +46,6 @@ function yogaLog(...args: unknown[]): void {
 }
 
 /**
- * The first of `variables` and `extensions` that is not JSON, in a GET's query string or a
- * form POST's body: Yoga's parser would let JSON.parse's SyntaxError through, answered
- * (and logged) as a server error. An empty value is none, as Yoga reads it.
- */
-function unparsableParam(params: URLSearchParams): 'variables' | 'extensions' | undefined {
-  for (const name of ['variables', 'extensions'] as const) {
-    const value = params.get(name);
-    if (!value) continue;
-    try {
-      JSON.parse(value);
-    } catch {
-      return name;
-    }
-  }
-  return undefined;
-}
-
-/** Whether Yoga reads this POST as a form (its own test: the first listed type, parameters allowed). */
-function isFormPost(request: Request): boolean {
-  const type = (request.headers.get('content-type') ?? '').split(',')[0]!;
-  return type === 'application/x-www-form-urlencoded' || type.startsWith('application/x-www-form-urlencoded;');
-}
-
-/**
  * The field map of a variable graphql-js refused (wrong type, missing): keyed by the
  * variable's name, as the other variable errors are, with graphql-js's own reason (which
  * names the path inside the value). API.md: BAD_USER_INPUT carries the map for these too.
@@ -81,18 +57,6 @@ function variableErrors(error: GraphQLError): FieldErrors | undefined {
   errors[node.variable.name.value] = [error.message];
   return errors;
 }
-
-/** Whether Yoga reads this POST as JSON. */
-const isJsonPost = (request: Request) => /^application\/(json|[\w.+-]+\+json)\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
-
-const parses = (bytes: Buffer) => {
-  try {
-    JSON.parse(bytes.toString('utf8'));
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
 const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
@@ -196,21 +160,15 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
       return refusal(admission.status, admission.message, code, admission.headers);
     }
     let forYoga = request;
-    let params: URLSearchParams | undefined;
-    if (request.method === 'GET') params = new URL(request.url).searchParams;
-    else if (request.method === 'POST') {
+    let bytes: Buffer | undefined;
+    if (request.method === 'POST') {
       const body = await readBody(request);
       if (!body.ok) return refusal(413, body.message, ErrorCode.LimitExceeded, admission.headers);
-      // Yoga would decode bytes that are not UTF-8 into replacement characters and run them.
-      if (!isUtf8(body.bytes)) return refusal(400, 'Malformed JSON body: it is not UTF-8.', ErrorCode.BadRequest, admission.headers);
-      if (isFormPost(request)) params = new URLSearchParams(body.bytes.toString('utf8'));
-      // Yoga answers this 200 when the client accepts application/json; 400 here, as REST and the GET checks below.
-      else if (isJsonPost(request) && !parses(body.bytes)) return refusal(400, 'POST body sent invalid JSON.', ErrorCode.BadRequest, admission.headers);
-      forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(body.bytes) });
+      bytes = body.bytes;
+      forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(bytes) });
     }
-    // Worded as Yoga's own answer to `variables=5`, and 400 like it whatever the client accepts.
-    const unparsable = params && unparsableParam(params);
-    if (unparsable) return refusal(400, `Expected "${unparsable}" param to be empty or an object, but given invalid JSON.`, ErrorCode.BadRequest, admission.headers);
+    const why = unreadable(request, bytes);
+    if (why) return refusal(400, why, ErrorCode.BadRequest, admission.headers);
     let response = await yoga.handleRequest(forYoga, { admitted: admission.context });
     // Yoga answers some malformed requests (a body that is not JSON: 415) with no body at all.
     if (response.status >= 400 && (await response.clone().text()) === '') {

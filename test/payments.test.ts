@@ -372,6 +372,16 @@ describe('payment transactions', () => {
     expect((await api.get('/payment-transactions')).body.total).toBe(2);
   });
 
+  it('takes at most 100 product ids for a link, the most its answer lists', async () => {
+    const api = await newClient(app);
+    const p = await product(api, 1, 'USD');
+    const many = Array.from({ length: 101 }, (_, i) => `${p.id}-${i}`);
+    const res = await api.post('/payment-links', { name: 'Many', payment_provider_account_id: (await account(api)).id, product_ids: many });
+    expect([res.status, res.body.errors]).toEqual([422, { product_ids: ['The product ids field must not have more than 100 items.'] }]);
+    const hundred = await api.post('/payment-links', { name: 'Hundred', payment_provider_account_id: (await account(api)).id, product_ids: Array(100).fill(p.id) });
+    expect([hundred.status, hundred.body.products.map((x: { id: string }) => x.id)]).toEqual([201, [p.id]]);
+  });
+
   it('validates ingestion input', async () => {
     const api = await newClient(app);
     const res = await api.post('/payment-transactions', { payment_link_id: 'nope', payment_provider_account_id: 'nope', amount: -5, currency: 'US', status: 'done', metadata: [1] });

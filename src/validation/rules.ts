@@ -58,11 +58,11 @@ export const decimal = (min = 0, max = MAX_DECIMAL) =>
 /** A percentage, 0..100. */
 export const percentage = () => decimal(0, 100);
 
-/** A list of ids: duplicates collapse; existence is checked against the workspace. */
-export const idList = () =>
+/** A list of ids, at most `max`: duplicates collapse; existence is checked against the workspace. */
+export const idList = (max = 1000) =>
   z
     .array(z.string().min(1).max(64))
-    .max(1000)
+    .max(max)
     .transform((ids) => [...new Set(ids)]);
 
 export { Messages };

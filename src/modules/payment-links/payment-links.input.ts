@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { MAX_PER_PAGE, pageRules } from '../../graphql/pagination.js';
 import { currencyCode, decimal, idList, longText, text } from '../../validation/rules.js';
 
 export const INTERVAL_UNITS = ['day', 'week', 'month', 'year'] as const;
@@ -17,7 +17,8 @@ const fields = {
   intervalCount: z.number().int().min(1),
   billingCycles: z.number().int().min(1).nullable(),
   paymentProviderAccountId: z.string().min(1).max(64),
-  productIds: idList(),
+  // A link's answer lists its products in full, and lists hold at most 100.
+  productIds: idList(MAX_PER_PAGE),
 };
 
 /** Defaults apply on create; the currency's default is the workspace's (the resolver fills it). */

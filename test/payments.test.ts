@@ -409,6 +409,25 @@ describe('payment transactions', () => {
     expect((await api.get('/payment-transactions')).body.total).toBe(1);
   });
 
+  it('embeds a transaction\'s latest 100 events, oldest first, so the one its status comes from is always shown', async () => {
+    const api = await newClient(app);
+    const tx = (await transaction(api, await link(api))).body;
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+    // Arrival order is not occurrence order: the latest event (e104) arrives first.
+    for (const i of [104, ...Array.from({ length: 104 }, (_, i) => i)]) {
+      const res = await api.post(`/payment-transactions/${tx.id}/events`, { type: 'payment.update', status: i === 104 ? 'failed' : 'paid', provider_reference: `e${i}`, occurred_at: at(i) });
+      expect(res.status).toBe(201);
+    }
+    const expected = Array.from({ length: 100 }, (_, i) => `e${i + 5}`);
+    const read = (await api.get(`/payment-transactions/${tx.id}`)).body;
+    expect([read.status, read.events.map((e: { provider_reference: string }) => e.provider_reference)]).toEqual(['failed', expected]);
+    const listed = (await api.get('/payment-transactions')).body.data[0];
+    expect(listed.events.map((e: { provider_reference: string }) => e.provider_reference)).toEqual(expected);
+    // GraphQL pages through all of them, oldest first.
+    const page = await api.graphql('query($id: ID!) { paymentTransaction(id: $id) { events(page: 2, perPage: 100) { providerReference } } }', { id: tx.id });
+    expect(page.body.data.paymentTransaction.events.map((e: { providerReference: string }) => e.providerReference)).toEqual(['e100', 'e101', 'e102', 'e103', 'e104']);
+  });
+
   it('appends events oldest first; status follows the latest by occurred_at whatever the arrival order', async () => {
     const api = await newClient(app);
     const tx = (await transaction(api, await link(api))).body;

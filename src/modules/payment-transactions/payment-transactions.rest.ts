@@ -7,7 +7,7 @@ const TRANSACTION = `fragment PaymentTransactionFields on PaymentTransaction {
   providerAccount { id name }
   paymentLink { id publicToken name }
   amount currency metadata createdAt
-  events(perPage: 100) { ...PaymentTransactionEventFields }
+  events: latestEvents { ...PaymentTransactionEventFields }
 }
 ${EVENT}`;
 

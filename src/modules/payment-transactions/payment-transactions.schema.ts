@@ -5,7 +5,7 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
-import { pagedRelation, pageType, paginate, storedCounts } from '../../graphql/pagination.js';
+import { MAX_PER_PAGE, pagedRelation, pageType, paginate, storedCounts } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
@@ -18,6 +18,7 @@ export const PaymentStatusEnum = builder.enumType('PaymentStatus', { values: PAY
 
 /** Events oldest first; events at the same instant in arrival order. */
 const EVENT_ORDER = [{ occurredAt: 'asc' as const }, { id: 'asc' as const }];
+const LATEST_EVENT_FIRST = [{ occurredAt: 'desc' as const }, { id: 'desc' as const }];
 
 export const PaymentTransactionEvent = builder.prismaObject('PaymentTransactionEvent', {
   fields: (t) => ({
@@ -46,6 +47,12 @@ export const PaymentTransaction = builder.prismaObject('PaymentTransaction', {
     paymentLink: t.relation('paymentLink'),
     providerAccount: t.relation('providerAccount'),
     events: t.relation('events', { ...pagedRelation(t, EVENT_ORDER), description: 'Oldest first.' }),
+    latestEvents: t.field({
+      type: [PaymentTransactionEvent],
+      description: `Its latest ${MAX_PER_PAGE} events by occurredAt, oldest first: the event its status comes from is always among them (what REST embeds).`,
+      select: (_args, _ctx, nestedSelection) => ({ events: nestedSelection({ orderBy: LATEST_EVENT_FIRST, take: MAX_PER_PAGE }) }),
+      resolve: (transaction) => [...transaction.events].reverse(),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -34,12 +34,12 @@ export const linkIds = (ids: string[] | undefined, how: 'connect' | 'set') => (i
  * foreign key); the same checks, run again, name the field, so the caller gets the 422
  * it would have got a moment later rather than a 404 about the record being written.
  */
-export async function writeReferencing<T>(recheck: () => Promise<FieldErrors[]>, write: () => Promise<T>): Promise<T> {
+export async function writeReferencing<T>(recheck: () => Promise<FieldErrors | FieldErrors[]>, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
     if (isRecordGone(error) || isForeignKeyViolation(error)) {
-      const errors = Object.assign(noFieldErrors(), ...(await recheck()));
+      const errors = Object.assign(noFieldErrors(), ...[await recheck()].flat());
       if (Object.keys(errors).length > 0) throw invalid(errors);
     }
     throw error;

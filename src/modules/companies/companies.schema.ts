@@ -61,7 +61,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await contactCheck(ctx, input));
       return writeReferencing(
-        async () => [await contactCheck(ctx, input)],
+        () => contactCheck(ctx, input),
         () => ctx.db.company.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), contacts: linkIds(contactIds, 'connect') } }),
       );
     },
@@ -75,7 +75,7 @@ builder.mutationFields((t) => ({
       if (contactIds === undefined) return ctx.db.company.update({ ...query, where: { id }, data });
       // Replacing the set locks the company first: concurrent replacements take turns.
       return writeReferencing(
-        async () => [await contactCheck(ctx, input)],
+        () => contactCheck(ctx, input),
         () =>
           atomically(ctx.db, async (tx) => {
             await lockRow(tx, 'company', id);

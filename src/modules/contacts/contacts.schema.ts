@@ -72,7 +72,7 @@ async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInp
 const companyCheck = (ctx: Context, input: ContactInputShape) => unknownIds(ctx.db.company, input.companyIds, 'company_ids');
 
 /** A contact write, after `validContact`: a company deleted meanwhile is 422 on `company_ids`. */
-const writeContact = <T>(ctx: Context, input: ContactInputShape, write: () => Promise<T>) => writeReferencing(async () => [await companyCheck(ctx, input)], write);
+const writeContact = <T>(ctx: Context, input: ContactInputShape, write: () => Promise<T>) => writeReferencing(() => companyCheck(ctx, input), write);
 
 function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>, query: object = {}) {
   const { companyIds, properties, ...data } = valid;

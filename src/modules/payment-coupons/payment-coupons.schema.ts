@@ -76,7 +76,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       const data = await parseInputReportingAll(CreatePaymentCouponInput, input, ctx, () => uniqueCode.probe(ctx, input.code), await linkCheck(ctx, input));
       return writeReferencing(
-        async () => [await linkCheck(ctx, input)],
+        () => linkCheck(ctx, input),
         () => ctx.db.paymentCoupon.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), codeKey: couponCodeKey(data.code) } }),
       ).catch((e) => Promise.reject(uniqueCode.taken(e)));
     },
@@ -95,7 +95,7 @@ builder.mutationFields((t) => ({
       const data = await parseInputReportingAll(UpdatePaymentCouponInput, input, ctx, alsoWhenRefused, await linkCheck(ctx, input));
       // One conditional statement: a limit below the redemptions counted at that moment is not written.
       const { count } = await writeReferencing(
-        async () => [await linkCheck(ctx, input)],
+        () => linkCheck(ctx, input),
         () =>
           ctx.db.paymentCoupon.updateMany({
             where: { id, ...(typeof data.maxRedemptions === 'number' ? { timesRedeemed: { lte: data.maxRedemptions } } : {}) },

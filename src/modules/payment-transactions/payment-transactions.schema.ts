@@ -182,7 +182,7 @@ builder.mutationFields((t) => ({
       const providerAccountId = paymentProviderAccountId ?? link!.providerAccountId;
       const key = { providerAccountId, providerReference: data.providerReference };
       const { created, row } = await writeReferencing(
-        async () => [await unknownId(ctx.db.paymentLink, input.paymentLinkId, 'payment_link_id')],
+        () => unknownId(ctx.db.paymentLink, input.paymentLinkId, 'payment_link_id'),
         () =>
           once(
             () => ctx.db.paymentTransaction.findUnique({ where: { providerAccountId_providerReference: key } }),

@@ -67,7 +67,7 @@ const TicketFilter = builder.inputType('TicketFilter', {
 
 const uniqueStatusName = uniqueValue('name', CreateTicketStatusInput.shape.name, (ctx, name) => ctx.db.ticketStatus.findFirst({ where: { name }, select: { id: true } }));
 
-const statusCheck = async (ctx: Context, input: { ticketStatusId?: string | null }) => [await unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id')];
+const statusCheck = (ctx: Context, input: { ticketStatusId?: string | null }) => unknownId(ctx.db.ticketStatus, input.ticketStatusId, 'ticket_status_id');
 
 /**
  * The position after the last ticket of a status (1 for an empty one), read after the
@@ -142,7 +142,7 @@ builder.mutationFields((t) => ({
     type: Ticket,
     args: { input: t.arg({ type: TicketInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, ...(await statusCheck(ctx, input)));
+      const { ticketStatusId, ...data } = parseInput(CreateTicketInput, input, ctx, await statusCheck(ctx, input));
       // Last within its status.
       return writeReferencing(
         () => statusCheck(ctx, input),
@@ -159,7 +159,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: TicketInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.ticket.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Ticket');
-      const { ticketStatusId, ...data } = parseInput(UpdateTicketInput, input, ctx, ...(await statusCheck(ctx, input)));
+      const { ticketStatusId, ...data } = parseInput(UpdateTicketInput, input, ctx, await statusCheck(ctx, input));
       if (ticketStatusId === undefined) return ctx.db.ticket.update({ ...query, where: { id }, data });
       // Moving to another status puts the ticket last there; the same status keeps its place.
       // The ticket is locked before its status is read, so a concurrent move is never missed.

@@ -14,6 +14,7 @@ import {
 import type { z } from 'zod';
 import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
 import { pageRules } from '../graphql/pagination.js';
+import { unstorable } from '../validation/json-values.js';
 import { Messages, fieldErrorsFrom, snakeCase } from '../validation/messages.js';
 
 /** What each scalar is called in a "must be ..." message. */
@@ -132,7 +133,8 @@ export function coerceVariables(
       return { ok: true, value };
     }
     if (isScalarType(type)) {
-      if (typeof value === 'string' && value.includes('\u0000')) return fail(path, Messages.nul(field)), { ok: false };
+      const unfit = typeof value === 'string' ? unstorable(value) : undefined;
+      if (unfit) return fail(path, unfit(field)), { ok: false };
       if (fromQuery && type.name === 'Int' && typeof value === 'string' && /^-?\d+$/.test(value)) {
         const n = Number(value);
         if (n > GRAPHQL_MAX_INT || n < GRAPHQL_MIN_INT) {

@@ -8,7 +8,7 @@ export const MAX_JSON_DEPTH = 32;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** Why a string from a client cannot be stored as it is, if it cannot. */
-const unstorable = (text: string) => (text.includes('\u0000') ? Messages.nul : LONE_SURROGATE.test(text) ? Messages.loneSurrogate : undefined);
+export const unstorable = (text: string) => (text.includes('\u0000') ? Messages.nul : LONE_SURROGATE.test(text) ? Messages.loneSurrogate : undefined);
 
 /**
  * What no field rule can see in a client's JSON: NUL characters and lone surrogates in

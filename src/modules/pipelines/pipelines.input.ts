@@ -12,10 +12,12 @@ export const StageItemRules = z.object({
   probability: percentage().nullable().optional(),
 });
 
+const MAX_STAGES = 100;
+
 /** The whole list of stages; names are unique within a pipeline. */
 const stages = z
   .array(StageItemRules)
-  .max(100)
+  .max(MAX_STAGES)
   .superRefine((items, ctx) => {
     const seen = new Set<string>();
     items.forEach((item, i) => {
@@ -36,6 +38,9 @@ export const UpdatePipelineInput = z.object(fields).partial();
 export const PipelineListArgs = z.object(pageRules);
 
 export type StageItem = z.output<typeof StageItemRules>;
+
+/** What matching a list's items to stored stages reads of them (their other fields may be refused). */
+export const StageMatchRules = z.array(StageItemRules.pick({ externalId: true, name: true })).max(MAX_STAGES).nullish();
 
 /** A new stage's stored values, defaults filled in (also for null): `order` is its index. */
 export const stageValues = (item: StageItem, index: number) => ({

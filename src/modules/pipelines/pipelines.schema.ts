@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import { newId } from '../../db/ids.js';
 import { newRow } from '../../db/tenancy.js';
@@ -9,7 +8,7 @@ import type { Context } from '../../graphql/context.js';
 import { type FieldErrors, invalid, notFound } from '../../graphql/errors.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
-import { CreatePipelineInput, PipelineListArgs, StageItemRules, type StageItem, UpdatePipelineInput, matchedStageValues, stageValues } from './pipelines.input.js';
+import { CreatePipelineInput, PipelineListArgs, StageItemRules, StageMatchRules, type StageItem, UpdatePipelineInput, matchedStageValues, stageValues } from './pipelines.input.js';
 
 export const DealStage = builder.prismaObject('DealStage', {
   fields: (t) => ({
@@ -63,8 +62,6 @@ async function makeDefault(tx: Tx, pipelineId: string) {
   await tx.pipeline.updateMany({ where: { isDefault: true, NOT: { id: pipelineId } }, data: { isDefault: false } });
   await tx.pipeline.update({ where: { id: pipelineId }, data: { isDefault: true } });
 }
-
-const StageMatchRules = z.array(StageItemRules.pick({ externalId: true, name: true })).max(100).nullish();
 
 /**
  * How a new list of stages maps onto a pipeline's stored ones: items match by external

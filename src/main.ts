@@ -45,22 +45,25 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
   // Loaded here, not above: a cluster primary never serves, so it never builds the app.
   const { listen } = await import('./serve.js');
   const running = await listen(database, config, store);
-  const worker = cluster.isWorker ? workerServing(running) : undefined;
-  if (!worker) log(listeningLine(running.url, target.provider));
+  let worker: ReturnType<typeof workerServing> | undefined;
 
   let stopping = false;
   async function shutdown(signal: string) {
     if (stopping) return;
     stopping = true;
-    if (!worker) log(`${signal}: finishing in-flight requests`);
+    if (!cluster.isWorker) log(`${signal}: finishing in-flight requests`);
     await running.close();
     await Promise.all([database.close(), store?.close?.()]);
     if (worker) log(worker.stoppedLine());
     process.exit(0);
   }
+  // Before the service says it listens: a SIGTERM sent the moment that line is read must
+  // find the handler (it used to come after, and such a SIGTERM killed the process outright).
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   // In a cluster Ctrl-C reaches every process; the primary alone acts on it, and relays SIGTERM.
-  process.on('SIGINT', worker ? () => {} : () => void shutdown('SIGINT'));
+  process.on('SIGINT', cluster.isWorker ? () => {} : () => void shutdown('SIGINT'));
+  if (cluster.isWorker) worker = workerServing(running);
+  else log(listeningLine(running.url, target.provider));
 }
 
 if (cluster.isWorker) {

@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { setLogLevel } from './log.js';
 import type { RateLimitStore } from './http/rate-limit.js';
-import { createApp } from './server.js';
+import { type AppConfig, createApp } from './server.js';
 
 export interface RunningServer {
   url: string;
@@ -15,8 +15,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export type ListenConfig = Pick<Config, 'HOST' | 'PORT' | 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS' | 'LOG_LEVEL' | 'CORS_ORIGINS'>>;
+export type ListenConfig = AppConfig &
+  Pick<Config, 'HOST' | 'PORT'> &
+  Partial<Pick<Config, 'MAX_CONNECTIONS' | 'HEADERS_TIMEOUT_SECONDS' | 'REQUEST_TIMEOUT_SECONDS' | 'KEEP_ALIVE_TIMEOUT_SECONDS' | 'LOG_LEVEL'>>;
 
 /**
  * Node answers malformed requests, oversized headers (431) and requests that take too

@@ -43,9 +43,15 @@ function withoutBody(response: Response): Response {
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
+  Partial<Pick<Config, 'CORS_ORIGINS'>> & {
+    /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
+    keyRecheckMs?: number;
+  };
+
 /** One handler for everything: /healthz, /graphql and /api/v1. */
-export function createApp(database: Database, config: Pick<Config, 'RATE_LIMIT_PER_MINUTE'> & Partial<Pick<Config, 'CORS_ORIGINS'>>, rateLimitStore?: RateLimitStore) {
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore);
+export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore) {
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs);
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
   const cors = createCors(config.CORS_ORIGINS ?? []);

@@ -36,10 +36,10 @@ function failingOpen(store: RateLimitStore) {
  * limit is counted in `store` when one is given (Redis, or a cluster's primary), else
  * in this process's memory.
  */
-export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore) {
+export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = failingOpen(limiter);
-  const authenticate = createAuthenticator(database.prisma);
+  const authenticate = createAuthenticator(database.prisma, keyRecheckMs);
   // A scoped client is a cheap view over the one connection pool; keep one per workspace
   // rather than extending the client on every request.
   const scoped = new Map<string, Context['db']>();

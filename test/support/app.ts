@@ -1,4 +1,3 @@
-import { inject } from 'vitest';
 import { createKey } from '../../src/auth/api-keys.js';
 import type { Config } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
@@ -6,6 +5,7 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { newId } from '../../src/db/ids.js';
 import { type ListenConfig, listen } from '../../src/serve.js';
 import { type Reply, send } from './http.js';
+import { databaseUrl } from './file-database.js';
 
 export { type Reply, send };
 
@@ -18,7 +18,7 @@ export interface TestApp {
 
 /** The real HTTP server on a free port, over this run's migrated database. */
 export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; corsOrigins?: string[]; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
-  const target = resolveDatabase(options.databaseUrl ?? inject('databaseUrl'));
+  const target = resolveDatabase(options.databaseUrl ?? databaseUrl());
   const database = await openDatabase(target, { statements: true });
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
@@ -63,10 +63,12 @@ export async function newClient(app: TestApp, workspace = `ws-${newId()}`): Prom
 }
 
 /**
- * Counts the SQL statements sent while `fn` runs. The API key's own reads and writes are
- * left out unless asked for: a known key is read again every KEY_RECHECK_MS (and its
- * last-used time written once a minute), so on a slow machine a request may carry one,
- * which is the key cache's business (test/api-key-cache.test.ts), not the route's.
+ * Counts the SQL statements sent while `fn` runs. The API key's own statements are left
+ * out unless asked for: a known key is read again every KEY_RECHECK_MS (one statement on
+ * "ApiKey", its workspace joined) and its last-used time written once a minute, so on a
+ * slow machine any request may carry them; they are the key cache's business
+ * (test/api-key-cache.test.ts), not the route's. Nothing else the service sends depends
+ * on the time, so the count is the same on a busy machine as on a quiet one.
  */
 export async function countStatements(app: TestApp, fn: () => Promise<unknown>, options: { keyStatements?: boolean } = {}): Promise<number> {
   let count = 0;

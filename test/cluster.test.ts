@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/api-keys.js';
 import { type Database, openDatabase } from '../src/db/client.js';
 import { resolveDatabase } from '../src/db/database-url.js';
 import { connectRedisStore } from '../src/http/rate-limit-redis.js';
 import { type ServiceProcess, startProcess } from './support/process.js';
+import { databaseUrl } from './support/file-database.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMIT = 5;
@@ -36,7 +37,7 @@ const uniquePrefix = () => `salesgraph:test:${randomUUID()}:`;
 
 let database: Database;
 beforeAll(async () => {
-  database = await openDatabase(resolveDatabase(inject('databaseUrl')));
+  database = await openDatabase(resolveDatabase(databaseUrl()));
 });
 afterAll(() => database.close());
 
@@ -59,7 +60,7 @@ function getAlone(url: string, key: string): Promise<{ status: number; headers: 
 
 /** The service with two workers, sharing connections round-robin (Linux's default, said here so no environment changes it). */
 const startCluster = (env: Record<string, string> = {}) =>
-  startProcess({ DATABASE_URL: inject('databaseUrl'), MIGRATE_ON_START: 'false', WEB_CONCURRENCY: '2', RATE_LIMIT_PER_MINUTE: String(LIMIT), NODE_CLUSTER_SCHED_POLICY: 'rr', ...env });
+  startProcess({ DATABASE_URL: databaseUrl(), MIGRATE_ON_START: 'false', WEB_CONCURRENCY: '2', RATE_LIMIT_PER_MINUTE: String(LIMIT), NODE_CLUSTER_SCHED_POLICY: 'rr', ...env });
 
 /**
  * Drives a running two-worker service: the limit holds across workers for consecutive
@@ -298,7 +299,7 @@ describe.skipIf(!withRedis)('the service with REDIS_URL', () => {
 
   it('lets requests through without rate-limit headers while Redis is unreachable, logging one error line', { timeout: 60_000 }, async () => {
     const relay = await redisRelay();
-    const service = await startProcess({ DATABASE_URL: inject('databaseUrl'), MIGRATE_ON_START: 'false', RATE_LIMIT_PER_MINUTE: String(LIMIT), REDIS_URL: relay.url, RATE_LIMIT_REDIS_PREFIX: uniquePrefix() });
+    const service = await startProcess({ DATABASE_URL: databaseUrl(), MIGRATE_ON_START: 'false', RATE_LIMIT_PER_MINUTE: String(LIMIT), REDIS_URL: relay.url, RATE_LIMIT_REDIS_PREFIX: uniquePrefix() });
     const key = await newKey();
     try {
       expect((await getAlone(service.url, key)).headers['x-ratelimit-remaining']).toBe('4');

@@ -53,10 +53,8 @@ function childrenOf(pid: number): number[] {
 }
 
 /**
- * SIGKILL to the service itself. `startProcess` runs it through tsx, whose wrapper
- * process runs the service as its child: the wrapper would relay a SIGTERM, but
- * SIGKILL cannot be relayed, so the service (and anything it started) is killed by
- * pid; the wrapper then exits with 128 + 9, once its child is gone.
+ * SIGKILL to the service and anything it started (killed by pid: SIGKILL cannot be
+ * relayed by a parent that is killed first).
  */
 function killHard(child: ChildProcess) {
   const victims: number[] = [];

@@ -1,20 +1,13 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/api-keys.js';
 import { newId } from '../src/db/ids.js';
 import { countDemoRows, loadDemo } from '../src/demo/demo-data.js';
 import { type TestApp, send, startApp } from './support/app.js';
+import { runCli } from './support/process.js';
+import { databaseUrl } from './support/file-database.js';
 
 /** The CLI as a real process, on this run's migrated database. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
-}
+const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl() });
 
 const workspace = `demo-${newId()}`;
 let app: TestApp;

@@ -1,8 +1,8 @@
-import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/api-keys.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 import { startProcess } from './support/process.js';
+import { databaseUrl } from './support/file-database.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -86,7 +86,7 @@ describe('Idempotency-Key on POST', () => {
   it('works across two server processes on one database', async () => {
     const workspace = `ws-idem-${Date.now()}`;
     const { key } = await createKey(app.database.prisma, workspace, 'test');
-    const env = { DATABASE_URL: inject('databaseUrl'), MIGRATE_ON_START: 'false', RATE_LIMIT_PER_MINUTE: '0' };
+    const env = { DATABASE_URL: databaseUrl(), MIGRATE_ON_START: 'false', RATE_LIMIT_PER_MINUTE: '0' };
     const servers = await Promise.all([startProcess(env), startProcess(env)]);
     try {
       const body = { name: 'Grace', email: 'grace@example.com' };

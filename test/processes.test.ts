@@ -1,20 +1,8 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './support/app.js';
-import { startProcess as start } from './support/process.js';
+import { runCli as run, startProcess as start } from './support/process.js';
 import { freshDatabase } from './support/fresh-database.js';
-
-const TSX = ['node_modules/.bin/tsx'];
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX[0]!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
-}
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {
@@ -33,16 +21,19 @@ describe('the service process', () => {
     expect(listed.headers.get('x-ratelimit-limit')).toBeNull();
     first.child.kill('SIGTERM');
     expect((await once(first.child, 'exit'))[0]).toBe(0);
+    expect(first.stdout()).toContain('SIGTERM: finishing in-flight requests');
 
+    // A SIGTERM sent the moment the listening line is read is graceful too (the handler is set before that line).
     const second = await start({ DATABASE_URL: db.url });
     expect(second.output()).not.toMatch(/sg_[0-9A-Za-z]{32,}/);
     second.child.kill('SIGTERM');
     expect((await once(second.child, 'exit'))[0]).toBe(0);
+    expect(second.stdout()).toContain('SIGTERM: finishing in-flight requests');
   });
 
   it('manages keys from the command line; a revoked key is refused by the running service within the recheck bound', async () => {
     const env = { DATABASE_URL: db.url };
-    const created = await run(['src/cli.ts', 'keys', 'create', '--workspace', 'cli-test', '--name', 'ci', '--json'], env);
+    const created = await run(['keys', 'create', '--workspace', 'cli-test', '--name', 'ci', '--json'], env);
     expect(created.code).toBe(0);
     const lines = created.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -50,10 +41,10 @@ describe('the service process', () => {
     expect(Object.keys(parsed).sort()).toEqual(['key', 'workspace_id']);
     expect(parsed.key).toMatch(/^sg_[0-9A-Za-z]{32,}$/);
 
-    const again = JSON.parse((await run(['src/cli.ts', 'keys', 'create', '--workspace', 'cli-test', '--json'], env)).stdout);
+    const again = JSON.parse((await run(['keys', 'create', '--workspace', 'cli-test', '--json'], env)).stdout);
     expect(again.workspace_id).toBe(parsed.workspace_id);
 
-    const listed = await run(['src/cli.ts', 'keys', 'list', '--workspace', 'cli-test'], env);
+    const listed = await run(['keys', 'list', '--workspace', 'cli-test'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n')).toHaveLength(2);
     expect(listed.stdout).toContain(parsed.key.slice(0, 11));
@@ -64,7 +55,7 @@ describe('the service process', () => {
     try {
       const call = () => send(`${server.url}/api/v1/contacts`, 'GET', { headers: { 'X-Api-Key': parsed.key } });
       expect((await call()).status).toBe(200);
-      const revoked = await run(['src/cli.ts', 'keys', 'revoke', parsed.key.slice(0, 11)], env);
+      const revoked = await run(['keys', 'revoke', parsed.key.slice(0, 11)], env);
       expect(revoked.code).toBe(0);
       // The service rechecks a known key every 2 s (KEY_RECHECK_MS). Polled, not slept; 10 s only guards against a hang.
       const deadline = Date.now() + 10_000;
@@ -76,24 +67,24 @@ describe('the service process', () => {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
-    expect((await run(['src/cli.ts', 'keys', 'revoke', 'sg_nothing'], env)).code).toBe(1);
-    expect((await run(['src/cli.ts', 'migrate'], env)).code).toBe(0);
+    expect((await run(['keys', 'revoke', 'sg_nothing'], env)).code).toBe(1);
+    expect((await run(['migrate'], env)).code).toBe(0);
   });
 
   it('shows and changes workspace settings from the command line, under the API rules', async () => {
     const env = { DATABASE_URL: db.url };
-    const { workspace_id } = JSON.parse((await run(['src/cli.ts', 'keys', 'create', '--workspace', 'settings-cli', '--json'], env)).stdout);
-    const shown = await run(['src/cli.ts', 'workspaces', 'show', 'settings-cli', '--json'], env);
+    const { workspace_id } = JSON.parse((await run(['keys', 'create', '--workspace', 'settings-cli', '--json'], env)).stdout);
+    const shown = await run(['workspaces', 'show', 'settings-cli', '--json'], env);
     expect([shown.code, JSON.parse(shown.stdout)]).toEqual([0, { id: workspace_id, name: 'settings-cli', default_currency: 'USD', updated_at: expect.any(String) }]);
 
-    const set = await run(['src/cli.ts', 'workspaces', 'set', 'settings-cli', '--default-currency', 'EUR', '--json'], env);
+    const set = await run(['workspaces', 'set', 'settings-cli', '--default-currency', 'EUR', '--json'], env);
     expect([set.code, JSON.parse(set.stdout).default_currency]).toEqual([0, 'EUR']);
-    const bad = await run(['src/cli.ts', 'workspaces', 'set', 'settings-cli', '--default-currency', 'eur'], env);
+    const bad = await run(['workspaces', 'set', 'settings-cli', '--default-currency', 'eur'], env);
     expect([bad.code, bad.stdout, bad.stderr.trim().split('\n').at(-1)]).toEqual([1, '', 'The --default-currency value must be an ISO 4217 currency code in upper case.']);
-    const unknown = await run(['src/cli.ts', 'workspaces', 'set', 'no-such-workspace', '--default-currency', 'EUR'], env);
+    const unknown = await run(['workspaces', 'set', 'no-such-workspace', '--default-currency', 'EUR'], env);
     expect([unknown.code, unknown.stderr.trim().split('\n').at(-1)]).toEqual([1, 'No workspace is named "no-such-workspace".']);
-    const usage = await run(['src/cli.ts', 'workspaces', 'set', 'settings-cli'], env);
+    const usage = await run(['workspaces', 'set', 'settings-cli'], env);
     expect(usage.code).toBe(2);
-    expect((await run(['src/cli.ts', 'workspaces', 'show', 'settings-cli'], env)).stdout).toBe(`Workspace ${workspace_id} "settings-cli": default currency EUR\n`);
+    expect((await run(['workspaces', 'show', 'settings-cli'], env)).stdout).toBe(`Workspace ${workspace_id} "settings-cli": default currency EUR\n`);
   });
 });

@@ -1,6 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 
-const TSX = 'node_modules/.bin/tsx';
+/**
+ * The service and the command line run as `npm start` runs them: the compiled
+ * `build/` (the global setup brings it up to date with the sources first), one
+ * plain Node process each, with no TypeScript compiler starting up every time.
+ */
+const MAIN = 'build/main.js';
+const CLI = 'build/cli.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -17,9 +24,9 @@ export interface ServiceProcess {
   stop: () => Promise<number | null>;
 }
 
-/** Starts the service as a real process (`src/main.ts`) and waits for its "listening" line. */
+/** Starts the service as a real process (`build/main.js`) and waits for its "listening" line. */
 export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(TSX, ['src/main.ts'], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stdout = '';
   let stderr = '';
@@ -58,4 +65,15 @@ export async function startProcess(env: Record<string, string>): Promise<Service
       return exited;
     },
   };
+}
+
+/** Runs the command line (`build/cli.js`) to its end: its exit code and what it printed. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
 }

@@ -46,7 +46,9 @@ export default defineConfig(async () => {
       globalSetup: ['test/support/global-setup.ts'],
       setupFiles: ['test/support/file-database-setup.ts'],
       reporters: ['default', './test/support/summary-reporter.ts'],
-      testTimeout: 30_000,
+      // Guards against a hang only: no test depends on it. A file that starts the service and
+      // the CLI a dozen times as processes needs over 30 s on a machine busy with other work.
+      testTimeout: 120_000,
       hookTimeout: 120_000,
       pool: 'forks',
       // Files run side by side (vitest's own default is one worker fewer than the cores: a

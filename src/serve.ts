@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
+import { lingerOnClose } from './http/lingering-close.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { setLogLevel } from './log.js';
@@ -52,6 +53,7 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
   server.keepAliveTimeout = (config.KEEP_ALIVE_TIMEOUT_SECONDS ?? 5) * 1000;
   server.maxConnections = config.MAX_CONNECTIONS ?? 1000;
   server.on('clientError', answerClientError);
+  lingerOnClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());

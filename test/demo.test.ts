@@ -6,7 +6,7 @@ import { type TestApp, send, startApp } from './support/app.js';
 import { runCli } from './support/process.js';
 import { databaseUrl } from './support/file-database.js';
 
-/** The CLI as a real process, on this run's migrated database. */
+/** The CLI as a real process, on this file's migrated database. */
 const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl() });
 
 const workspace = `demo-${newId()}`;

@@ -1,9 +1,6 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { resolveDatabase } from '../../src/db/database-url.js';
+import { scratchDatabase, testAdminUrl } from './scratch-database.js';
 
 /**
  * Each test file's own migrated database, copied from the run's template by the setup
@@ -13,31 +10,9 @@ import { resolveDatabase } from '../../src/db/database-url.js';
  */
 const state = globalThis as { salesgraphFileDatabase?: { url: string; drop(): Promise<void> } };
 
-const adminUrl = () => process.env.TEST_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-export async function copyOfTemplate(): Promise<{ url: string; drop(): Promise<void> }> {
+export function copyOfTemplate(): Promise<{ url: string; drop(): Promise<void> }> {
   const template = resolveDatabase(inject('templateUrl'));
-  if (template.provider === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'salesgraph-file-'));
-    const file = join(dir, 'test.db');
-    copyFileSync(template.file, file);
-    return { url: `file:${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const templateName = new URL(template.url).pathname.slice(1);
-  const name = `${templateName}_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: adminUrl() });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE "${name}" TEMPLATE "${templateName}"`);
-  const url = new URL(template.url);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return scratchDatabase(template.provider, testAdminUrl(), 'file', template);
 }
 
 export function setFileDatabase(database: { url: string; drop(): Promise<void> } | undefined): void {

@@ -144,26 +144,42 @@ class SqliteTransaction extends SqliteQueryable implements Transaction {
   }
 }
 
+/**
+ * One writer connection, whose transactions take turns, and one reader connection.
+ * better-sqlite3 is synchronous but a Prisma transaction spans awaits: a statement sent
+ * outside it while it is open would run inside it on the same connection (reading its
+ * uncommitted rows, or writing rows its rollback then undoes). So a statement outside a
+ * transaction either reads through the reader (WAL: the last committed state, never
+ * blocked by the writer) or writes on the writer in its own turn, after the open
+ * transaction ends.
+ */
 class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
-  /** One connection: transactions take turns (the tail of the queue is the last one's release). */
+  /** The tail of the writer's queue: the last turn's release. */
   #transactionTail: Promise<void> = Promise.resolve();
   constructor(
     private readonly db: BetterSqlite3.Database,
     statements: StatementCache,
+    private readonly reader?: { db: BetterSqlite3.Database; queryable: SqliteQueryable; statements: StatementCache },
   ) {
     super(statements);
   }
 
+  override async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    if (this.readsOnly(query)) return this.reader!.queryable.queryRaw(query);
+    return this.inTurn(() => super.queryRaw(query));
+  }
+
+  override async executeRaw(query: SqlQuery): Promise<number> {
+    return this.inTurn(() => super.executeRaw(query));
+  }
+
   async executeScript(script: string): Promise<void> {
-    this.run(() => this.db.exec(script));
+    await this.inTurn(async () => this.run(() => this.db.exec(script)));
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
     if (isolationLevel && isolationLevel !== 'SERIALIZABLE') throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
-    const previous = this.#transactionTail;
-    let release!: () => void;
-    this.#transactionTail = new Promise((resolve) => (release = resolve));
-    await previous;
+    const release = await this.takeTurn();
     try {
       this.run(() => this.statements.get('BEGIN').statement.run());
     } catch (error) {
@@ -176,6 +192,35 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
   async dispose(): Promise<void> {
     this.statements.clear();
     this.db.close();
+    this.reader?.statements.clear();
+    this.reader?.db.close();
+  }
+
+  private readsOnly(query: SqlQuery): boolean {
+    if (!this.reader) return false;
+    try {
+      return this.reader.statements.get(query.sql).statement.readonly;
+    } catch {
+      return false; // the writer reports the error
+    }
+  }
+
+  /** Waits for the writer's open transaction (and queued ones) to end; returns this turn's release. */
+  private async takeTurn(): Promise<() => void> {
+    const previous = this.#transactionTail;
+    let release!: () => void;
+    this.#transactionTail = new Promise((resolve) => (release = resolve));
+    await previous;
+    return release;
+  }
+
+  private async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.takeTurn();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 }
 
@@ -194,10 +239,16 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
   }
 
   private open(file: string): SqlDriverAdapter {
-    const db = openSqliteFile(file, { timeout: this.config.busyTimeoutMs ?? 10_000 });
-    // Integers come back as bigint and are narrowed per value below, so none is rounded.
-    db.defaultSafeIntegers(true);
-    return new SqliteAdapter(db, new StatementCache(db));
+    const connect = () => {
+      const db = openSqliteFile(file, { timeout: this.config.busyTimeoutMs ?? 10_000 });
+      // Integers come back as bigint and are narrowed per value below, so none is rounded.
+      db.defaultSafeIntegers(true);
+      return { db, statements: new StatementCache(db) };
+    };
+    const writer = connect();
+    // An in-memory database is private to its connection: it has no second one.
+    const reader = file === ':memory:' ? undefined : connect();
+    return new SqliteAdapter(writer.db, writer.statements, reader && { ...reader, queryable: new SqliteQueryable(reader.statements) });
   }
 }
 

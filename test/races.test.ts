@@ -69,11 +69,15 @@ describe('lost races', () => {
   // got a moment later, never a 404 about the record being written. The write is held on
   // a row lock (PostgreSQL) while the referenced row is deleted, so the race always happens.
   describe.runIf(process.env.TEST_PROVIDER === 'postgresql')('a referenced row deleted while the write waits', () => {
-    /** Runs `during` while another connection holds a lock on the row `id` of `table`. */
+    /**
+     * Runs `during` while another connection holds a lock on the row `id` of `table`: the
+     * lock `lockRow` takes (no key column written), so rows that merely refer to the locked
+     * one (an event's workspace) can still be inserted, as in the service.
+     */
     const whileLocked = (table: string, id: string, during: () => Promise<void>) =>
       app.database.prisma.$transaction(
         async (tx) => {
-          await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE id = $1 FOR UPDATE`, id);
+          await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE id = $1 FOR NO KEY UPDATE`, id);
           await during();
         },
         { timeout: 30_000 },

@@ -12,3 +12,21 @@ export const isRecordGone = (error: unknown): boolean => hasCode(error, 'P2025')
 
 /** P2034: PostgreSQL reported a serialization failure or a deadlock; the transaction was rolled back and may run again. */
 export const isWriteConflict = (error: unknown): boolean => hasCode(error, 'P2034');
+
+/**
+ * PostgreSQL's 25P02: an earlier statement of this transaction failed (a unique or
+ * foreign key race that the code caught to try another way), so the transaction can
+ * only roll back. SQLite has no such state.
+ */
+export const isAbortedTransaction = (error: unknown): boolean => {
+  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;
+  return meta?.driverAdapterError?.cause?.originalCode === '25P02';
+};
+
+/**
+ * A write that lost a race to a concurrent one and is worth running again from the
+ * start: a conflict, or a constraint that a concurrent commit made fail (run again, the
+ * code's own checks see that commit and answer as they would have).
+ */
+export const lostRace = (error: unknown): boolean =>
+  isWriteConflict(error) || isAbortedTransaction(error) || isUniqueViolation(error) || isForeignKeyViolation(error) || isRecordGone(error);

@@ -6,17 +6,17 @@ import { newId } from './ids.js';
 export const newRow = (workspaceId: string) => ({ id: newId(), workspaceId });
 
 /** Every operation a model delegate has; a scoped delegate has these and nothing else. */
-const OPERATIONS = [
+export const OPERATIONS = [
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany',
   'create', 'createMany', 'createManyAndReturn',
   'update', 'updateMany', 'updateManyAndReturn', 'upsert',
   'delete', 'deleteMany',
   'count', 'aggregate', 'groupBy',
 ] as const;
-type Operation = (typeof OPERATIONS)[number];
+export type Operation = (typeof OPERATIONS)[number];
 
 /** Every model of the datamodel (both providers share it), with its delegate's name on the client. */
-const MODELS = Object.keys(getDatamodel().datamodel.models).map((model) => ({ model, delegate: model[0]!.toLowerCase() + model.slice(1) }));
+export const MODELS = Object.keys(getDatamodel().datamodel.models).map((model) => ({ model, delegate: model[0]!.toLowerCase() + model.slice(1) }));
 
 /** An operation's arguments with the workspace added to its filter and forced onto the rows it creates. */
 function scopedArgs(model: string, operation: Operation, args: Record<string, any> | undefined, workspaceId: string): Record<string, any> {
@@ -36,6 +36,15 @@ function scopedArgs(model: string, operation: Operation, args: Record<string, an
   }
 }
 
+const WORKSPACE = Symbol('workspace');
+
+/** The workspace a scoped client (or its transaction's client) is bound to; raw SQL needs it spelled out. */
+export function workspaceOf(db: object): string {
+  const id = (db as Record<symbol, unknown>)[WORKSPACE];
+  if (typeof id !== 'string') throw new Error('not a workspace-scoped client');
+  return id;
+}
+
 // Own, read-only properties: an assignment would go through the client's own Proxy (the prototype).
 const define = (on: object, name: string, value: unknown) => Object.defineProperty(on, name, { value, enumerable: true });
 
@@ -53,7 +62,8 @@ const define = (on: object, name: string, value: unknown) => Object.defineProper
  * `$` methods) is the base client's.
  */
 export function scopeToWorkspace(prisma: Db, workspaceId: string): Db {
-  const scoped = Object.create(prisma) as Record<string, unknown>;
+  const scoped = Object.create(prisma) as Record<string | symbol, unknown>;
+  Object.defineProperty(scoped, WORKSPACE, { value: workspaceId });
   const base = prisma as unknown as Record<string, Record<Operation, (args: unknown) => unknown>>;
   for (const { model, delegate } of MODELS) {
     const from = base[delegate]!;
@@ -72,3 +82,4 @@ export function scopeToWorkspace(prisma: Db, workspaceId: string): Db {
 }
 
 export type ScopedDb = Db;
+

@@ -55,6 +55,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
+  // Events older than this are purged (in small batches, once an hour).
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

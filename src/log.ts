@@ -23,7 +23,7 @@ export function setLogLevel(level: LogLevel): void {
  * An error line: no keys, no stack traces, no SQL (database errors are logged by
  * name and code only; their messages can quote SQL).
  */
-export function logError(requestId: string, error: unknown, where: string): void {
+export function logError(requestId: string | null, error: unknown, where: string): void {
   const e = error as { name?: string; message?: string; code?: unknown; originalError?: { name?: string; message?: string; code?: unknown } };
   const origin = e?.originalError ?? e;
   const name = origin?.name ?? 'Error';

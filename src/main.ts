@@ -44,7 +44,9 @@ async function prepare(): Promise<Database> {
 async function serve(database: Database, store: RateLimitStore | undefined) {
   // Loaded here, not above: a cluster primary never serves, so it never builds the app.
   const { listen } = await import('./serve.js');
+  const { startBackgroundWork } = await import('./jobs/background.js');
   const running = await listen(database, config, store);
+  const background = startBackgroundWork(database, config);
   let worker: ReturnType<typeof workerServing> | undefined;
 
   let stopping = false;
@@ -52,7 +54,7 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
     if (stopping) return;
     stopping = true;
     if (!cluster.isWorker) log(`${signal}: finishing in-flight requests`);
-    await running.close();
+    await Promise.all([running.close(), background.stop()]);
     await Promise.all([database.close(), store?.close?.()]);
     if (worker) log(worker.stoppedLine());
     process.exit(0);

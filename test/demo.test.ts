@@ -58,6 +58,22 @@ describe('cli demo', () => {
     });
   });
 
+  it('records one created event per record, by the command line, in one INSERT', async () => {
+    // Stages are part of their pipeline, provider events of their transaction: no events of their own.
+    const { dealStages: _stages, paymentEvents: _events, ...records_ } = countsAfterFirst;
+    const records = Object.values(records_).reduce((sum, n) => sum + n, 0);
+    expect(first.stderr).toContain(`${records} events (one per record)`);
+    const events = await app.database.prisma.event.findMany({ where: { workspaceId }, select: { type: true, actor: true, requestId: true, recordId: true, createdAt: true } });
+    expect(events.length).toBe(records);
+    expect(new Set(events.map((e) => e.recordId)).size).toBe(records);
+    expect(events.every((e) => e.type.endsWith('.created') && e.actor === '{"type":"cli"}' && e.requestId === null)).toBe(true);
+    // One INSERT: every event carries the same instant.
+    expect(new Set(events.map((e) => e.createdAt.getTime())).size).toBe(1);
+    const contact = (await api('/contacts?per_page=1')).body.data[0];
+    const event = (await api(`/events?record_id=${contact.id}`)).body.data[0];
+    expect([event.type, event.actor, event.request_id, event.data]).toEqual(['contact.created', { type: 'cli' }, null, { object: contact, previous_attributes: null }]);
+  });
+
   it('detects a second run and loads nothing again', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toBe('');

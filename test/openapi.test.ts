@@ -196,6 +196,11 @@ const cases: Record<string, Case> = {
   'POST /payment-links/{id}/deactivate': async () => [{ path: concrete('/payment-links/{id}/deactivate') }],
   ...crud('payment-coupons', () => ({ code: `SAVE${unique()}`, type: 'amount', value: 5, max_redemptions: 10, expires_at: '2027-01-01T00:00:00.000Z', payment_link_id: f.link.id }), { code: `SAVE${unique()}`, type: 'percent', value: 15, is_active: false }),
   ...crud('payment-transactions', () => ({}), {}, () => '/payment-transactions?status=pending&per_page=5', ['POST', 'PUT', 'DELETE']),
+  'GET /events': async () => [{ path: `/events?per_page=5&type=contact.*&record_id=${f.contact.id}&created_since=2026-01-01T00:00:00.000Z` }],
+  'GET /events/{id}': async () => {
+    const newest = await api.get('/events?per_page=1');
+    return [{ path: `/events/${newest.body.data[0].id}` }];
+  },
   'POST /payment-transactions': async () => {
     const body = { payment_link_id: f.link.id, provider_reference: `pi_${unique()}`, amount: 10, currency: 'USD', status: 'processing', metadata: { order: 42 } };
     // Stored (201), then the same delivery again (200).

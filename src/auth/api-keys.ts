@@ -62,6 +62,8 @@ export async function revokeKey(prisma: Db, idOrPrefix: string): Promise<{ revok
 
 export interface Caller {
   keyId: string;
+  /** The key's label: events name the key that caused them. */
+  keyName: string;
   workspace: { id: string; defaultCurrency: string };
 }
 
@@ -94,8 +96,8 @@ export function createAuthenticator(prisma: Db, recheckMs = KEY_RECHECK_MS) {
   async function lookUp(hash: string): Promise<Caller | null> {
     // One statement on both databases (Prisma reads a relation with a second one on SQLite):
     // a recheck is then one statement naming "ApiKey", which statement counts can tell apart.
-    const [row] = await prisma.$queryRaw<{ id: string; revokedAt: unknown; workspaceId: string; defaultCurrency: string }[]>`
-      SELECT k."id", k."revokedAt", w."id" AS "workspaceId", w."defaultCurrency"
+    const [row] = await prisma.$queryRaw<{ id: string; name: string; revokedAt: unknown; workspaceId: string; defaultCurrency: string }[]>`
+      SELECT k."id", k."name", k."revokedAt", w."id" AS "workspaceId", w."defaultCurrency"
       FROM "ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId" WHERE k."hash" = ${hash}`;
     if (!row || row.revokedAt !== null) {
       remembered.delete(hash);
@@ -106,7 +108,7 @@ export function createAuthenticator(prisma: Db, recheckMs = KEY_RECHECK_MS) {
       lastUsedWritten.set(row.id, now);
       await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
     }
-    const caller = { keyId: row.id, workspace: { id: row.workspaceId, defaultCurrency: row.defaultCurrency } };
+    const caller = { keyId: row.id, keyName: row.name, workspace: { id: row.workspaceId, defaultCurrency: row.defaultCurrency } };
     if (remembered.size >= KEYS_REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(hash, { caller, checkedAt: now });
     return caller;

@@ -3,6 +3,10 @@ import { isUniqueViolation } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { searchText } from '../db/search.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { scopeToWorkspace } from '../db/tenancy.js';
+import { EventRecorder } from '../events/recorder.js';
+import type { Context } from '../graphql/context.js';
+import { represent } from '../graphql/schema.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
 
 /**
@@ -320,25 +324,30 @@ export async function countDemoRows(db: Db | Tx, workspaceId: string): Promise<R
 async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => void): Promise<DemoResult> {
   const workspace = await tx.workspace.upsert({ where: { name: workspaceName }, create: { id: newId(), name: workspaceName }, update: {} });
   const workspaceId = workspace.id;
+  // Everything below is written through the event recorder: one event per record, in this transaction.
+  const cli = { type: 'cli' } as const;
+  const reading: Context = { db: scopeToWorkspace(tx as Db, workspaceId), workspace: { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, requestId: '', actor: cli };
+  const recorder = new EventRecorder(represent, reading, { actor: cli, requestId: null });
+  const db = recorder.client(tx);
   log(`Loading the demo data set into workspace "${workspaceName}" (${workspaceId}), in one transaction...`);
   const row = () => ({ id: newId(), workspaceId });
   const loaded = (count: number, what: string) => log(`  ${count} ${what}`);
 
   const userIds: [string, string][] = [];
   for (const [name, email] of USERS) {
-    const { id } = await tx.user.create({ data: { ...row(), name, email } });
+    const { id } = await db.user.create({ data: { ...row(), name, email } });
     userIds.push([name.split(' ')[0]!, id]);
   }
   const user = lookup('user', userIds);
   loaded(USERS.length, 'users');
 
-  await tx.propertyDefinition.createMany({
+  await db.propertyDefinition.createMany({
     data: PROPERTY_DEFINITIONS.map(([object, key, label, type, options]) => ({ ...row(), object, key, label, type, options })),
   });
   loaded(PROPERTY_DEFINITIONS.length, 'property definitions');
 
   const companyRows = COMPANIES.map(([key, name, notes]) => ({ ...row(), name, domain: `${key}.example`, notes }));
-  await tx.company.createMany({ data: companyRows });
+  await db.company.createMany({ data: companyRows });
   const company = lookup('company', COMPANIES.map(([key], i) => [key, companyRows[i]!.id]));
   loaded(COMPANIES.length, 'companies');
 
@@ -347,7 +356,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
     const [firstName, lastName, companies, tier, newsletter] = contact;
     const email = contactEmail(contact);
     const properties = { ...(tier ? { tier } : {}), ...(newsletter !== null ? { newsletter } : {}) };
-    const { id } = await tx.contact.create({
+    const { id } = await db.contact.create({
       data: { ...row(), firstName, lastName, email, properties, search: searchText(firstName, lastName, email), companies: connect(companies.map(company)) },
     });
     contactIds.push([firstName, id]);
@@ -368,7 +377,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
     description,
     search: searchText(name, sku),
   }));
-  await tx.product.createMany({ data: productRows });
+  await db.product.createMany({ data: productRows });
   const product = lookup('product', productRows.map((p) => [p.sku, p]));
   loaded(PRODUCTS.length, 'products');
 
@@ -377,11 +386,11 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   for (const [index, pipeline] of PIPELINES.entries()) {
     const pipelineId = newId();
     const stageRows = pipeline.stages.map(([name, color, probability], order) => ({ ...row(), pipelineId, externalId: newId(), name, order, color, probability }));
-    await tx.pipeline.create({ data: { id: pipelineId, workspaceId, name: pipeline.name, description: pipeline.description, isDefault: index === 0 } });
-    await tx.dealStage.createMany({ data: stageRows });
+    await db.pipeline.create({ data: { id: pipelineId, workspaceId, name: pipeline.name, description: pipeline.description, isDefault: index === 0 } });
+    await db.dealStage.createMany({ data: stageRows });
     const stage = lookup(`stage of ${pipeline.name}`, stageRows.map((s) => [s.name, s.id]));
     for (const [stageName, name, estimatedValue, owner, expectedCloseDate, contacts, skus, source, seats] of pipeline.deals) {
-      await tx.deal.create({
+      await db.deal.create({
         data: {
           ...row(),
           name,
@@ -401,17 +410,17 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   loaded(PIPELINES.length, `pipelines, ${stageCount} stages, ${dealCount} deals`);
 
   for (const [index, [title, priority, isDone, dueDate, owners, assignees]] of TASKS.entries()) {
-    await tx.task.create({
+    await db.task.create({
       data: { ...row(), title, priority, isDone, dueDate, position: index + 1, owners: connect(owners.map(user)), assignees: connect(assignees.map(user)) },
     });
   }
   loaded(TASKS.length, 'tasks');
 
   const statusRows = TICKET_STATUSES.map(([name, isClosed], order) => ({ ...row(), name, order, isClosed }));
-  await tx.ticketStatus.createMany({ data: statusRows });
+  await db.ticketStatus.createMany({ data: statusRows });
   const status = lookup('ticket status', statusRows.map((s) => [s.name, s.id]));
   const positions = new Map<string, number>();
-  await tx.ticket.createMany({
+  await db.ticket.createMany({
     data: TICKETS.map(([statusName, title, description]) => {
       const position = (positions.get(statusName) ?? 0) + 1;
       positions.set(statusName, position);
@@ -421,7 +430,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   loaded(TICKET_STATUSES.length, `ticket statuses, ${TICKETS.length} tickets`);
 
   const accountRows = PROVIDER_ACCOUNTS.map(([key, name, provider]) => ({ key, row: { ...row(), name, provider } }));
-  await tx.paymentProviderAccount.createMany({ data: accountRows.map((a) => a.row) });
+  await db.paymentProviderAccount.createMany({ data: accountRows.map((a) => a.row) });
   const account = lookup('provider account', accountRows.map((a) => [a.key, a.row.id]));
   loaded(PROVIDER_ACCOUNTS.length, 'payment provider accounts');
 
@@ -431,7 +440,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
     for (const sku of link.skus) {
       if (product(sku).currency !== currency) throw new Error(`demo data: ${sku} is not priced in ${currency}`);
     }
-    const created = await tx.paymentLink.create({
+    const created = await db.paymentLink.create({
       data: {
         ...row(),
         publicToken: newPublicToken(),
@@ -452,7 +461,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   }
   loaded(PAYMENT_LINKS.length, 'payment links');
 
-  await tx.paymentCoupon.createMany({
+  await db.paymentCoupon.createMany({
     data: COUPONS.map(([link, code, type, value, maxRedemptions, timesRedeemed, expiresAt, isActive]) => ({
       ...row(),
       code,
@@ -510,9 +519,11 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
       });
     }
   }
-  await tx.paymentTransaction.createMany({ data: transactions });
-  await tx.paymentTransactionEvent.createMany({ data: events });
+  await db.paymentTransaction.createMany({ data: transactions });
+  await db.paymentTransactionEvent.createMany({ data: events });
   loaded(transactions.length, `payment transactions, ${events.length} events`);
+  const recorded = await recorder.flush((rows) => tx.event.createMany({ data: rows }));
+  loaded(recorded.length, 'events (one per record)');
 
   return { loaded: true, workspaceId, counts: await countDemoRows(tx, workspaceId) };
 }

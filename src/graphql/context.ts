@@ -1,4 +1,5 @@
 import type { ScopedDb } from '../db/tenancy.js';
+import type { Actor } from '../events/recorder.js';
 import type { FieldErrors } from './errors.js';
 
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
@@ -6,6 +7,8 @@ export interface Context {
   db: ScopedDb;
   workspace: { id: string; defaultCurrency: string };
   requestId: string;
+  /** Who is calling: the events a write records name it. */
+  actor: Actor;
   /**
    * Wrong JSON types the REST adapter found before execution (those fields were left
    * out of the variables); input validation reports them with every other problem.

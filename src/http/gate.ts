@@ -70,7 +70,7 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     return {
       ok: true,
       headers,
-      context: { db: scopedFor(caller.workspace.id), workspace: caller.workspace, requestId },
+      context: { db: scopedFor(caller.workspace.id), workspace: caller.workspace, requestId, actor: { type: 'api_key', id: caller.keyId, name: caller.keyName } },
     };
   };
 }

@@ -176,6 +176,8 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
     'payment-links': link,
     'payment-coupons': coupon,
     'payment-transactions': transaction,
+    // The newest event: the one its last write recorded.
+    events: (await api.rest('GET', '/events?per_page=1')).data[0],
   };
   const ids = Object.fromEntries(Object.entries(records).map(([prefix, record]) => [prefix, record.id as string]));
   for (const [prefix, id] of Object.entries(ids)) if (!/^[0-9A-Z]{26}$/.test(id)) throw new Error(`seed: ${prefix} has no ULID id: ${id}`);

@@ -1,0 +1,28 @@
+import { atomically } from '../db/locks.js';
+import type { Context } from '../graphql/context.js';
+import { type Actor, EventRecorder, type EventRow } from './recorder.js';
+import type { Represent } from './representation.js';
+
+/**
+ * The one way anything writes records: `work` runs in one transaction on a client that
+ * records every record it writes, and the events are inserted in that transaction
+ * before it commits (no change without its event, no event without its change). A
+ * write conflict runs the whole of it again.
+ */
+export async function writeWithEvents<T>(
+  context: Context,
+  represent: Represent,
+  origin: { actor: Actor; requestId: string | null },
+  work: (db: Context['db']) => Promise<T>,
+): Promise<{ result: T; events: EventRow[] }> {
+  // The request's memo (property definitions) serves the event's REST objects too.
+  context.cache ??= new Map();
+  return atomically(context.db, async (tx) => {
+    // A transaction's client has the model API of the client (only the `$` connection methods are gone).
+    const db = tx as unknown as Context['db'];
+    const recorder = new EventRecorder(represent, { ...context, db }, origin);
+    const result = await work(recorder.client(db));
+    const events = await recorder.flush((rows) => db.event.createMany({ data: rows }));
+    return { result, events };
+  });
+}

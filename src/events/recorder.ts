@@ -1,0 +1,151 @@
+import { newId } from '../db/ids.js';
+import { joinable } from '../db/locks.js';
+import { MODELS, OPERATIONS, type Operation } from '../db/tenancy.js';
+import type { Context } from '../graphql/context.js';
+import type { RestObject, Represent } from './representation.js';
+import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel } from './resources.js';
+
+/** Who caused an event (API.md section 6). */
+export type Actor = { type: 'api_key'; id: string; name: string } | { type: 'cli' } | { type: 'checkout' } | { type: 'provider'; id: string };
+
+export interface EventRow {
+  id: string;
+  workspaceId: string;
+  type: string;
+  resource: EventResource;
+  recordId: string;
+  actor: string;
+  requestId: string | null;
+  data: string;
+  createdAt: Date;
+}
+
+interface Touched {
+  resource: EventResource;
+  id: string;
+  kind: EventKind;
+  /** The REST object before this transaction's first write to it (null for a record it created). */
+  before: RestObject | null;
+}
+
+const READS = new Set<Operation>(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
+
+type Delegate = Record<Operation, (args?: Record<string, any>) => Promise<any>>;
+
+/**
+ * What one transaction wrote, record by record, and the events that says. Writes reach
+ * it through `client()`, a wrapper of the transaction's client in which every write
+ * operation of a model that has events is recorded before it runs: nothing the code
+ * writes can skip it. Before a record's first update or delete its REST object is read
+ * (for `previous_attributes` and a deletion's last state); `flush` reads the objects
+ * after the change and inserts every event in one statement, still in the transaction.
+ */
+export class EventRecorder {
+  readonly #touched = new Map<string, Touched>();
+
+  /** `reading`: the transaction's context (scoped client), used to build REST objects. */
+  constructor(
+    private readonly represent: Represent,
+    private readonly reading: Context,
+    private readonly origin: { actor: Actor; requestId: string | null },
+  ) {}
+
+  /** `tx` with every write on a model that has events recorded, and `$transaction` joining it. */
+  client<T extends object>(tx: T): T {
+    const client = joinable(tx) as Record<string, unknown>;
+    const base = tx as unknown as Record<string, Delegate>;
+    for (const { model, delegate } of MODELS) {
+      const tracked = TRACKED_MODELS[model];
+      if (!tracked || !base[delegate]) continue;
+      const from = base[delegate];
+      const wrapped = Object.create(null) as Delegate;
+      for (const operation of OPERATIONS) {
+        wrapped[operation] = READS.has(operation) ? (args) => from[operation](args) : (args) => this.write(tracked, from, operation, args ?? {});
+      }
+      Object.defineProperty(client, delegate, { value: Object.freeze(wrapped), enumerable: true });
+    }
+    return client as T;
+  }
+
+  private async write(tracked: TrackedModel, from: Delegate, operation: Operation, args: Record<string, any>): Promise<unknown> {
+    const { parentKey } = tracked;
+    const kind: EventKind = operation.startsWith('delete') ? 'deleted' : operation.startsWith('create') ? 'created' : 'updated';
+    if (kind === 'created') {
+      const rows: Record<string, any>[] = [args.data].flat();
+      const ids = rows.map((row) => (parentKey ? row[parentKey] : row.id) as unknown);
+      if (ids.some((id) => typeof id !== 'string')) throw new Error(`events: a ${tracked.resource} row created without its ${parentKey ?? 'id'}`);
+      await this.touch(tracked.resource, ids as string[], parentKey ? 'updated' : 'created');
+      return from[operation](args);
+    }
+    // The rows this write will reach, read first (their ids, or their parents' ids), and the write kept to exactly those rows.
+    const byId = typeof args.where?.id === 'string' && !parentKey && operation !== 'upsert';
+    const found: Record<string, string>[] = byId ? [{ id: args.where.id }] : await from.findMany({ where: args.where, select: { id: true, ...(parentKey ? { [parentKey]: true } : {}) } });
+    const recordIds = [...new Set(found.map((row) => (parentKey ? row[parentKey]! : row.id!)))];
+    if (operation === 'upsert' && found.length === 0) {
+      await this.touch(tracked.resource, [parentKey ? args.create[parentKey] : args.create.id], parentKey ? 'updated' : 'created');
+      return from[operation](args);
+    }
+    await this.touch(tracked.resource, recordIds, parentKey ? 'updated' : kind);
+    if (operation.endsWith('Many') || operation.endsWith('AndReturn')) {
+      if (found.length === 0) return operation.endsWith('AndReturn') ? [] : { count: 0 };
+      return from[operation]({ ...args, where: { AND: [args.where ?? {}, { id: { in: found.map((row) => row.id) } }] } });
+    }
+    return from[operation](args);
+  }
+
+  /** Marks records written (reading the REST object of each before its first write). */
+  private async touch(resource: EventResource, ids: string[], kind: EventKind): Promise<void> {
+    await Promise.all(
+      ids.map(async (id) => {
+        const key = `${resource} ${id}`;
+        const seen = this.#touched.get(key);
+        if (seen) {
+          // Created then updated is a creation (created then deleted leaves nothing for flush to read); updated then deleted a deletion.
+          if (kind === 'deleted' && seen.kind === 'updated') seen.kind = 'deleted';
+          return;
+        }
+        const entry: Touched = { resource, id, kind, before: null };
+        this.#touched.set(key, entry);
+        if (kind !== 'created') entry.before = await this.represent(resource, id, this.reading);
+      }),
+    );
+  }
+
+  /** The events of everything written so far, inserted in one statement; returns them. */
+  async flush(insert: (rows: EventRow[]) => Promise<unknown>): Promise<EventRow[]> {
+    const written = [...this.#touched.values()].filter((t) => t.kind === 'created' || t.before !== null);
+    if (written.length === 0) return [];
+    const objects = await Promise.all(written.map((t) => (t.kind === 'deleted' ? t.before : this.represent(t.resource, t.id, this.reading))));
+    const createdAt = new Date();
+    const actor = JSON.stringify(this.origin.actor);
+    const rows: EventRow[] = [];
+    written.forEach((t, i) => {
+      const object = objects[i];
+      // A record created and deleted again in one transaction, or an update whose row is gone: nothing remains to tell.
+      if (!object) return;
+      const previous = t.kind === 'updated' ? changedFields(t.before!, object) : null;
+      rows.push({
+        id: newId(),
+        workspaceId: this.reading.workspace.id,
+        type: `${t.resource}.${t.kind}`,
+        resource: t.resource,
+        recordId: t.id,
+        actor,
+        requestId: this.origin.requestId,
+        data: JSON.stringify({ object, previous_attributes: previous }),
+        createdAt,
+      });
+    });
+    if (rows.length > 0) await insert(rows);
+    return rows;
+  }
+}
+
+/** Each top-level field of `after` whose value differs from `before`, with its old value. */
+function changedFields(before: RestObject, after: RestObject): RestObject {
+  const changed: RestObject = {};
+  for (const key of Object.keys(after)) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = before[key] ?? null;
+  }
+  return changed;
+}

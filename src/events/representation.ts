@@ -1,0 +1,37 @@
+import { type GraphQLSchema, execute } from 'graphql';
+import type { Context } from '../graphql/context.js';
+import { codeOf, ErrorCode } from '../graphql/errors.js';
+import { type CompiledDocument, compileDocument } from '../rest/documents.js';
+import type { RestRoute } from '../rest/route.js';
+import { EVENT_RESOURCES, EVENT_RESOURCE_NAMES, type EventResource } from './resources.js';
+
+export type RestObject = Record<string, unknown>;
+
+/**
+ * A record exactly as its REST GET answers it: the GET route's own document runs with
+ * the caller's context (so, inside a write, with the write's transaction), so an
+ * event's `data.object` and the GET can never drift apart.
+ */
+export function createRepresentation(schema: GraphQLSchema, routes: RestRoute[]) {
+  const documents = new Map<EventResource, { route: RestRoute; compiled: CompiledDocument }>();
+  for (const resource of EVENT_RESOURCE_NAMES) {
+    const route = routes.find((r) => r.method === 'GET' && r.path === EVENT_RESOURCES[resource].path);
+    if (!route) throw new Error(`events: no GET ${EVENT_RESOURCES[resource].path} route gives the ${resource} representation`);
+    documents.set(resource, { route, compiled: compileDocument(schema, route.document, `GET ${route.path}`) });
+  }
+
+  /** The record's REST body, or null when it does not exist (in the context's workspace). */
+  return async function represent(resource: EventResource, id: string, context: Context): Promise<RestObject | null> {
+    const { route, compiled } = documents.get(resource)!;
+    const result = await execute({ schema, document: compiled.document, variableValues: { id }, contextValue: context });
+    const error = result.errors?.[0];
+    if (error) {
+      if (codeOf(error) === ErrorCode.NotFound) return null;
+      throw error.originalError ?? error;
+    }
+    const data = result.data as Record<string, unknown>;
+    return (route.unwrap ? route.unwrap(data) : Object.values(data)[0]) as RestObject;
+  };
+}
+
+export type Represent = ReturnType<typeof createRepresentation>;

@@ -1,0 +1,47 @@
+/**
+ * The records that have events (API.md section 6): each event resource, the model that
+ * holds its rows, and the REST route whose GET gives its `data.object`. Rows of a child
+ * model are part of their parent's record: a stage write is a change of its pipeline,
+ * a provider event appended to a transaction a change of that transaction.
+ */
+export const EVENT_RESOURCES = {
+  user: { model: 'User', path: '/users/{id}' },
+  property_definition: { model: 'PropertyDefinition', path: '/property-definitions/{id}' },
+  product: { model: 'Product', path: '/products/{id}' },
+  contact: { model: 'Contact', path: '/contacts/{id}' },
+  company: { model: 'Company', path: '/companies/{id}' },
+  pipeline: { model: 'Pipeline', path: '/pipelines/{id}' },
+  deal: { model: 'Deal', path: '/deals/{id}' },
+  task: { model: 'Task', path: '/tasks/{id}' },
+  ticket_status: { model: 'TicketStatus', path: '/ticket-statuses/{id}' },
+  ticket: { model: 'Ticket', path: '/tickets/{id}' },
+  payment_provider_account: { model: 'PaymentProviderAccount', path: '/payment-provider-accounts/{id}' },
+  payment_link: { model: 'PaymentLink', path: '/payment-links/{id}' },
+  payment_coupon: { model: 'PaymentCoupon', path: '/payment-coupons/{id}' },
+  payment_transaction: { model: 'PaymentTransaction', path: '/payment-transactions/{id}' },
+} as const;
+
+export type EventResource = keyof typeof EVENT_RESOURCES;
+export const EVENT_RESOURCE_NAMES = Object.keys(EVENT_RESOURCES) as EventResource[];
+
+export type EventKind = 'created' | 'updated' | 'deleted';
+
+/** How a write on a model's rows reaches a record: the row is the record, or its `key` column names the parent record. */
+export interface TrackedModel {
+  resource: EventResource;
+  /** Absent: the row's own id is the record id. */
+  parentKey?: string;
+}
+
+export const TRACKED_MODELS: Record<string, TrackedModel> = Object.assign(
+  Object.create(null),
+  Object.fromEntries(Object.entries(EVENT_RESOURCES).map(([resource, { model }]) => [model, { resource: resource as EventResource }])),
+  {
+    DealStage: { resource: 'pipeline', parentKey: 'pipelineId' },
+    PaymentTransactionEvent: { resource: 'payment_transaction', parentKey: 'transactionId' },
+  },
+);
+
+/** `contact.*`, `*` or an exact type: whether an event type matches it. */
+export const typeMatches = (pattern: string, type: string) =>
+  pattern === '*' || pattern === type || (pattern.endsWith('.*') && type.startsWith(pattern.slice(0, -1)));

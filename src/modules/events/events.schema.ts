@@ -1,0 +1,102 @@
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { orNotFound } from '../../graphql/records.js';
+import { pageType, paginate } from '../../graphql/pagination.js';
+import { parseInput } from '../../validation/parse.js';
+import type { EventResource } from '../../events/resources.js';
+import { Company } from '../companies/companies.schema.js';
+import { Contact } from '../contacts/contacts.schema.js';
+import { Deal } from '../deals/deals.schema.js';
+import { PaymentCoupon } from '../payment-coupons/payment-coupons.schema.js';
+import { PaymentLink } from '../payment-links/payment-links.schema.js';
+import { PaymentProviderAccount } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
+import { PaymentTransaction } from '../payment-transactions/payment-transactions.schema.js';
+import { Pipeline } from '../pipelines/pipelines.schema.js';
+import { Product } from '../products/products.schema.js';
+import { PropertyDefinition } from '../property-definitions/property-definitions.schema.js';
+import { Task } from '../tasks/tasks.schema.js';
+import { Ticket, TicketStatus } from '../tickets/tickets.schema.js';
+import { User } from '../users/users.schema.js';
+import { EventListArgs, HistoryArgs } from './events.input.js';
+
+export const Event = builder.prismaObject('Event', {
+  description: 'One change of one record, recorded in the transaction that made it (newest first in every list).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type', { description: '`<resource>.created`, `.updated` or `.deleted`.' }),
+    resource: t.exposeString('resource'),
+    recordId: t.exposeID('recordId'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    actor: t.field({ type: 'JSON', description: 'Who made the change: an API key, the command line, the checkout or a provider.', select: { actor: true }, resolve: (e) => JSON.parse(e.actor) }),
+    requestId: t.exposeString('requestId', { nullable: true, description: 'The X-Request-Id of the request that made the change.' }),
+    data: t.field({
+      type: 'JSON',
+      description: '`object`: the record as its REST GET returns it after the change (a deletion: its last state); `previous_attributes`: for an update, the changed fields with their old values.',
+      select: { data: true },
+      resolve: (e) => JSON.parse(e.data),
+    }),
+  }),
+});
+
+const EventPage = pageType('Event', Event);
+
+const EventFilter = builder.inputType('EventFilter', {
+  fields: (t) => ({
+    type: t.string({ description: 'An exact type (`deal.updated`) or every type of a resource (`deal.*`).' }),
+    recordId: t.id(),
+    createdSince: t.field({ type: 'DateTime', description: 'Events created at or after this instant.' }),
+  }),
+});
+
+const newestFirst = { id: 'desc' } as const;
+
+builder.queryFields((t) => ({
+  event: t.prismaField({
+    type: Event,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.event.findUnique({ ...query, where: { id } }), 'Event'),
+  }),
+  events: t.field({
+    type: EventPage,
+    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: EventFilter }) },
+    resolve: (_root, args, ctx, info) => {
+      const { page, perPage, type, recordId, createdSince } = parseInput(EventListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const where = {
+        ...(type?.endsWith('.*') ? { resource: type.slice(0, -2) } : { type }),
+        recordId,
+        ...(createdSince ? { createdAt: { gte: createdSince } } : {}),
+      };
+      return paginate(ctx.db.event, { page, perPage, where, orderBy: newestFirst, typeName: 'Event' }, ctx, info);
+    },
+  }),
+}));
+
+/** `history(page, perPage)` on a record type: the record's events, newest first. */
+function history(resource: EventResource, type: Parameters<typeof builder.objectFields>[0]) {
+  builder.objectFields(type as typeof Contact, (t) => ({
+    history: t.field({
+      type: EventPage,
+      description: "This record's events, newest first.",
+      args: { page: t.arg.int(), perPage: t.arg.int() },
+      resolve: (record, args, ctx: Context, info) => {
+        const { page, perPage } = parseInput(HistoryArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+        return paginate(ctx.db.event, { page, perPage, where: { resource, recordId: (record as { id: string }).id }, orderBy: newestFirst, typeName: 'Event' }, ctx, info);
+      },
+    }),
+  }));
+}
+
+history('user', User);
+history('property_definition', PropertyDefinition);
+history('product', Product);
+history('contact', Contact);
+history('company', Company);
+history('pipeline', Pipeline);
+history('deal', Deal);
+history('task', Task);
+history('ticket_status', TicketStatus);
+history('ticket', Ticket);
+history('payment_provider_account', PaymentProviderAccount);
+history('payment_link', PaymentLink);
+history('payment_coupon', PaymentCoupon);
+history('payment_transaction', PaymentTransaction);

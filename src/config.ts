@@ -31,6 +31,18 @@ const origins = z
     return [...new Set(list)];
   });
 
+/** Comma-separated seconds between a delivery's failed attempts (decimals allowed, for tests). */
+const retrySchedule = z
+  .string()
+  .default('5,300,1800,7200,18000,36000,36000')
+  .transform((text, ctx) => {
+    const delays = text.split(',').map((s) => Number(s.trim()));
+    if (delays.length === 0 || delays.some((d) => !Number.isFinite(d) || d < 0 || d > 7 * 86_400)) {
+      ctx.addIssue({ code: 'custom', message: 'write comma-separated delays in seconds, e.g. 5,300,1800' });
+    }
+    return delays;
+  });
+
 const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   HOST: z.string().default('127.0.0.1'),
@@ -57,6 +69,13 @@ const EnvSchema = z.object({
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  // Webhook deliveries (API.md section 6).
+  WEBHOOKS_DELIVER: flag.default(true),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(100),
+  // Development and tests: let endpoints point at loopback and private addresses.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
 });
 
 export type Config = z.infer<typeof EnvSchema>;

@@ -44,14 +44,14 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
 
 /** One handler for everything: /healthz, /graphql and /api/v1. */
 export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore) {
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs);
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false });
   const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
   const graphql = createGraphQL(schema, gate);
   const cors = createCors(config.CORS_ORIGINS ?? []);

@@ -80,6 +80,7 @@ const PATHS: Record<string, string> = {
   payment_link: 'payment-links',
   payment_coupon: 'payment-coupons',
   payment_transaction: 'payment-transactions',
+  webhook_endpoint: 'webhook-endpoints',
 };
 
 /** An expected event: its type and the id of its record. */
@@ -226,6 +227,37 @@ const REST_WRITES: Record<string, () => Promise<Write>> = {
   },
 };
 
+Object.assign(REST_WRITES, {
+  'POST /webhook-endpoints': async () => ({ send: () => api.post('/webhook-endpoints', { url: 'https://93.184.216.34/a', events: ['*'] }), events: (r: Reply) => [['webhook_endpoint.created', r.body.id]] }),
+  'PUT /webhook-endpoints/{id}': async () => {
+    const id = await make('/webhook-endpoints', { url: 'https://93.184.216.34/b', events: ['deal.*'] });
+    return { send: () => api.put(`/webhook-endpoints/${id}`, { events: ['deal.created'] }), events: () => [['webhook_endpoint.updated', id]] };
+  },
+  'DELETE /webhook-endpoints/{id}': async () => {
+    const id = await make('/webhook-endpoints', { url: 'https://93.184.216.34/c', events: ['deal.*'] });
+    return { send: () => api.delete(`/webhook-endpoints/${id}`), events: () => [['webhook_endpoint.deleted', id]] };
+  },
+  // A new secret is a change of the endpoint (its updated_at), though the secret is never in an event.
+  'POST /webhook-endpoints/{id}/rotate-secret': async () => {
+    const id = await make('/webhook-endpoints', { url: 'https://93.184.216.34/d', events: ['deal.*'] });
+    return { send: () => api.post(`/webhook-endpoints/${id}/rotate-secret`), events: () => [['webhook_endpoint.updated', id]] };
+  },
+  // Deliveries are not records with events: sending a test, replaying and retrying record none.
+  'POST /webhook-endpoints/{id}/test': async () => {
+    const id = await make('/webhook-endpoints', { url: 'https://93.184.216.34/e', events: ['deal.*'] });
+    return { send: () => api.post(`/webhook-endpoints/${id}/test`), events: () => [] };
+  },
+  'POST /webhook-endpoints/{id}/replay': async () => {
+    const id = await make('/webhook-endpoints', { url: 'https://93.184.216.34/f', events: ['deal.*'] });
+    return { send: () => api.post(`/webhook-endpoints/${id}/replay`, { since: '2026-01-01T00:00:00.000Z' }), events: () => [] };
+  },
+  'POST /webhook-deliveries/{id}/retry': async () => {
+    const endpointId = await make('/webhook-endpoints', { url: 'https://93.184.216.34/g', events: ['deal.*'] });
+    const deliveryId = await make(`/webhook-endpoints/${endpointId}/test`, {});
+    return { send: () => api.post(`/webhook-deliveries/${deliveryId}/retry`), events: () => [] };
+  },
+} satisfies Record<string, () => Promise<Write>>);
+
 /** Mutations that no REST route runs, written through GraphQL. */
 const GRAPHQL_WRITES: Record<string, () => Promise<Write>> = {
   updatePaymentProviderAccount: async () => ({
@@ -355,7 +387,7 @@ describe('a refused write records nothing', () => {
     const start = await newestEventId();
     // An unknown id is a 404; a route without one gets a body that breaks its rules (422).
     const path = route.path.replace('{id}', unknownId);
-    const body = route.path.includes('{id}') ? (route.method === 'DELETE' ? undefined : {}) : route.path === '/workspace' ? { default_currency: 'usd-x' } : { name: '', email: 'no' };
+    const body = route.path.includes('{id}') ? (route.method === 'DELETE' ? undefined : {}) : route.path === '/workspace' ? { default_currency: 'usd-x' } : { name: '', email: 'no', url: 'ftp://x' };
     const reply = await api.request(route.method, path, body === undefined ? {} : { body });
     expect([label, reply.status]).toEqual([label, route.path.includes('{id}') ? 404 : 422]);
     expect(await eventsAfter(start)).toEqual([]);
@@ -389,10 +421,11 @@ describe('statements: recording adds the reads of the REST objects and one INSER
     const put = await countStatements(app, () => other.put(`/contacts/${id}`, { first_name: 'T' }));
     const del = await countStatements(app, () => other.delete(`/contacts/${id}`));
     const inserts = await countStatements(app, () => other.post('/contacts', { first_name: 'U', email: `u-${unique()}@example.com` }));
+    // Each: the workspace's active webhook endpoints read once, for the event's deliveries (none here, so no INSERT of them).
     // POST: the INSERT, the object read back with the property definitions (which the answer reuses), the event's INSERT, COMMIT.
     // PUT: the existence check and the definitions; the lock, the object before, the stored row, the UPDATE, the object after, the event's INSERT, COMMIT.
     // DELETE: the ids it reaches, the object before and the definitions, the DELETE, the event's INSERT, COMMIT.
-    expect({ post, put, del }).toEqual({ post: 5, put: 9, del: 5 });
+    expect({ post, put, del }).toEqual({ post: 6, put: 10, del: 6 });
     expect(inserts).toBe(post);
   });
 });

@@ -14,7 +14,8 @@ const PROTOTYPE_KEYS = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 
 
 describe('keys a client chooses are ordinary keys', () => {
   it('refuses prototype names as query parameters on every list route with 422, never 500 or silence', async () => {
-    const lists = restRoutes.filter((r) => r.method === 'GET' && r.document.includes('$page'));
+    // Top-level lists; a nested one (an endpoint's deliveries) answers 404 for the unknown parent first (its own test checks it).
+    const lists = restRoutes.filter((r) => r.method === 'GET' && r.document.includes('$page') && !r.path.includes('{'));
     expect(lists.length).toBeGreaterThanOrEqual(14);
     for (const route of lists) {
       for (const key of PROTOTYPE_KEYS) {

@@ -112,6 +112,8 @@ async function fixtures() {
   const link = await created(api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id, currency: 'USD', product_ids: [product.id] }));
   const coupon = await created(api.post('/payment-coupons', { code: `C${unique()}`, type: 'percent', value: 10, payment_link_id: link.id }));
   const transaction = await created(api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: `pi_${unique()}`, amount: 19.99, currency: 'USD' }));
+  const endpoint = await created(api.post('/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['contact.*'] }));
+  const delivery = await created(api.post(`/webhook-endpoints/${endpoint.id}/test`));
   const ids: Record<string, string> = {
     users: user.id,
     'property-definitions': (await api.get('/property-definitions?object=contact')).body.data[0].id,
@@ -127,6 +129,8 @@ async function fixtures() {
     'payment-links': link.id,
     'payment-coupons': coupon.id,
     'payment-transactions': transaction.id,
+    'webhook-endpoints': endpoint.id,
+    'webhook-deliveries': delivery.id,
   };
   return { user, product, company, contact, pipeline, deal, status, account, link, transaction, ids };
 }
@@ -196,6 +200,13 @@ const cases: Record<string, Case> = {
   'POST /payment-links/{id}/deactivate': async () => [{ path: concrete('/payment-links/{id}/deactivate') }],
   ...crud('payment-coupons', () => ({ code: `SAVE${unique()}`, type: 'amount', value: 5, max_redemptions: 10, expires_at: '2027-01-01T00:00:00.000Z', payment_link_id: f.link.id }), { code: `SAVE${unique()}`, type: 'percent', value: 15, is_active: false }),
   ...crud('payment-transactions', () => ({}), {}, () => '/payment-transactions?status=pending&per_page=5', ['POST', 'PUT', 'DELETE']),
+  ...crud('webhook-endpoints', () => ({ url: 'https://93.184.216.34/other', description: 'Sync', events: ['deal.*', 'contact.created'] }), { is_active: false, description: null }),
+  'POST /webhook-endpoints/{id}/rotate-secret': async () => [{ path: concrete('/webhook-endpoints/{id}/rotate-secret') }],
+  'POST /webhook-endpoints/{id}/test': async () => [{ path: concrete('/webhook-endpoints/{id}/test') }],
+  'GET /webhook-endpoints/{id}/deliveries': async () => [{ path: `${concrete('/webhook-endpoints/{id}/deliveries')}?status=pending&per_page=5` }],
+  'POST /webhook-endpoints/{id}/replay': async () => [{ path: concrete('/webhook-endpoints/{id}/replay'), body: { since: '2026-01-01T00:00:00.000Z' } }],
+  'GET /webhook-deliveries/{id}': async () => [{ path: concrete('/webhook-deliveries/{id}') }],
+  'POST /webhook-deliveries/{id}/retry': async () => [{ path: concrete('/webhook-deliveries/{id}/retry') }],
   'GET /events': async () => [{ path: `/events?per_page=5&type=contact.*&record_id=${f.contact.id}&created_since=2026-01-01T00:00:00.000Z` }],
   'GET /events/{id}': async () => {
     const newest = await api.get('/events?per_page=1');

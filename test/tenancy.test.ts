@@ -19,7 +19,7 @@ import { compileDocument } from '../src/rest/documents.js';
 import type { RestRoute } from '../src/rest/route.js';
 import { snakeCase } from '../src/validation/messages.js';
 import { type TestApp, startApp } from './support/app.js';
-import { type Api, type Seeded, encode, firstDifference, listQueryFields, newApi, prefixOf, recordQueryFields, routeInputs, seedWorkspace, snapshotWorkspace } from './support/fuzz.js';
+import { type Api, type Seeded, encode, firstDifference, listQueryFields, listedOf, newApi, prefixOf, recordQueryFields, routeInputs, seedWorkspace, snapshotWorkspace } from './support/fuzz.js';
 
 // Tenancy, for every route and every GraphQL field, derived from the route table and
 // the schema (a new resource is covered without a change here): two workspaces, each
@@ -131,11 +131,12 @@ function recordTypeOf(field: GraphQLField<unknown, unknown>): GraphQLObjectType 
   return inner ? (getNamedType(inner.type) as GraphQLObjectType) : undefined;
 }
 
-/** The resource a REST path's `{id}` names: the type its `GET /<prefix>/{id}` route reads. */
-function resourceOfPath(path: string): string {
-  const read = restRoutes.find((r) => r.method === 'GET' && r.path === `/${prefixOf(path)}/{id}`);
-  if (!read) throw new Error(`no GET /${prefixOf(path)}/{id} route to name the resource of ${path}`);
-  return getNamedType(rootField(read).type).name;
+/** The resource a REST route's `{id}` names: the type its `GET /<prefix>/{id}` route reads, or without one (a delivery) the type the route answers with. */
+function resourceOfPath(route: RestRoute): string {
+  const read = restRoutes.find((r) => r.method === 'GET' && r.path === `/${prefixOf(route.path)}/{id}`);
+  const type = read ? getNamedType(rootField(read).type) : recordTypeOf(rootField(route));
+  if (!type) throw new Error(`nothing names the resource of ${route.path}`);
+  return type.name;
 }
 
 /**
@@ -146,6 +147,13 @@ function inputFrom(input: GraphQLInputObjectType, type: GraphQLObjectType, namin
   const record = stranger.records.get(type.name)?.[0];
   if (!record) throw new Error(`the stranger has no ${type.name} to build a ${input.name} from: extend seedWorkspace`);
   return fit(input, record, naming) as Record<string, unknown>;
+}
+
+const SAMPLES: Record<string, unknown> = { DateTime: '2026-01-01T00:00:00.000Z', String: 'x', Int: 1, Boolean: true };
+
+/** An input with a sample value for each required field. */
+function sampleInput(type: GraphQLInputObjectType): Record<string, unknown> {
+  return Object.fromEntries(Object.values(type.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, SAMPLES[getNamedType(f.type).name]]));
 }
 
 /** A value read from the API, cut to what an input type takes (nested inputs too), keys named by `naming`. */
@@ -162,7 +170,8 @@ function fit(type: GraphQLInputType, value: unknown, naming: (name: string) => s
 function restBody(route: RestRoute): unknown {
   const { body } = routeInputs(route);
   const type = recordTypeOf(rootField(route));
-  return body && type ? inputFrom(body, type, snakeCase) : undefined;
+  if (!body) return undefined;
+  return type ? inputFrom(body, type, snakeCase) : Object.fromEntries(Object.entries(sampleInput(body)).map(([k, v]) => [snakeCase(k), v]));
 }
 
 describe('REST: the other workspace\'s ids are unknown ids', () => {
@@ -184,7 +193,7 @@ describe('REST: the other workspace\'s ids are unknown ids', () => {
       expect([label, 'own record', own.status < 300 ? 'ok' : own.body]).toEqual([label, 'own record', 'ok']);
     }
     const foreign = await changesNothing(label, () => stranger.api.request(route.method, `/api/v1${route.path.replace('{id}', owner.seeded.ids[prefix]!)}`, options));
-    expect([label, foreign.status, foreign.body]).toEqual([label, 404, { message: `${humanize(resourceOfPath(route.path))} not found.` }]);
+    expect([label, foreign.status, foreign.body]).toEqual([label, 404, { message: `${humanize(resourceOfPath(route))} not found.` }]);
     // And the owner still has it, as it was.
     expect((await owner.api.request('GET', `/api/v1/${prefix}/${owner.seeded.ids[prefix]}`)).status).toBe(200);
   });
@@ -254,16 +263,18 @@ describe('REST: lists never show the other workspace\'s records', () => {
   const lists = restRoutes.filter((r) => r.method === 'GET' && r.document.includes('$page'));
 
   it.each(lists.map((r) => [`${r.method} ${r.path}`, r] as const))('%s, with every filter', async (label, route) => {
-    const own = await owner.api.request('GET', `/api/v1${route.path}?per_page=100`);
+    // A nested list (`/webhook-endpoints/{id}/deliveries`) is each workspace's own parent's list.
+    const path = (w: Workspace) => route.path.replace('{id}', w.seeded.ids[prefixOf(route.path)]!);
+    const own = await owner.api.request('GET', `/api/v1${path(owner)}?per_page=100`);
     expect(own.status).toBe(200);
-    expect(own.body.data.map((r: { id: string }) => r.id)).toContain(owner.seeded.ids[prefixOf(route.path)]);
+    expect(own.body.data.map((r: { id: string }) => r.id)).toContain(owner.seeded.ids[listedOf(route.path)]);
 
     const { filter } = routeInputs(route);
     const queries = ['per_page=100', 'per_page=100&page=1', ...(filter ? filterValues(filter).map(({ name, value }) => `per_page=100&${snakeCase(name)}=${encode(String(value))}`) : [])];
     expect(queries.length).toBeGreaterThan(filter ? 2 : 1);
     let answered = 0;
     for (const query of queries) {
-      const reply = await stranger.api.request('GET', `/api/v1${route.path}?${query}`);
+      const reply = await stranger.api.request('GET', `/api/v1${path(stranger)}?${query}`);
       expect([label, query, reply.status < 500]).toEqual([label, query, true]);
       if (reply.status !== 200) continue; // a filter value of the wrong shape (422) shows nothing either
       answered += 1;
@@ -310,7 +321,9 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
     const idArgs = idArguments(field);
     const inputArg = field.args.find((a) => isInputObjectType(getNamedType(a.type)));
     const type = recordTypeOf(field);
-    const input = inputArg && type ? inputFrom(getNamedType(inputArg.type) as GraphQLInputObjectType, type, (n) => n) : undefined;
+    const inputType = inputArg && (getNamedType(inputArg.type) as GraphQLInputObjectType);
+    // An input about no record type (a replay's `since`) gets a sample of each required field.
+    const input = inputType && (type ? inputFrom(inputType, type, (n) => n) : sampleInput(inputType));
     const named = getNamedType(field.type);
     const selection = isObjectType(named) ? `{ __typename }` : '';
     const args = [...idArgs.map((a) => `${a.name}: $id`), ...(inputArg ? [`${inputArg.name}: $input`] : [])];

@@ -7,6 +7,7 @@ import { scopeToWorkspace } from '../db/tenancy.js';
 import { EventRecorder } from '../events/recorder.js';
 import type { Context } from '../graphql/context.js';
 import { represent } from '../graphql/schema.js';
+import { queueDeliveries } from '../webhooks/queue.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
 
 /**
@@ -326,7 +327,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   const workspaceId = workspace.id;
   // Everything below is written through the event recorder: one event per record, in this transaction.
   const cli = { type: 'cli' } as const;
-  const reading: Context = { db: scopeToWorkspace(tx as Db, workspaceId), workspace: { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, requestId: '', actor: cli };
+  const reading: Context = { db: scopeToWorkspace(tx as Db, workspaceId), workspace: { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, requestId: '', actor: cli, settings: { allowPrivateNetworks: false } };
   const recorder = new EventRecorder(represent, reading, { actor: cli, requestId: null });
   const db = recorder.client(tx);
   log(`Loading the demo data set into workspace "${workspaceName}" (${workspaceId}), in one transaction...`);
@@ -523,6 +524,8 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   await db.paymentTransactionEvent.createMany({ data: events });
   loaded(transactions.length, `payment transactions, ${events.length} events`);
   const recorded = await recorder.flush((rows) => tx.event.createMany({ data: rows }));
+  // Sent by the running service's workers (they poll), to endpoints the workspace may already have.
+  await queueDeliveries(reading.db, recorded);
   loaded(recorded.length, 'events (one per record)');
 
   return { loaded: true, workspaceId, counts: await countDemoRows(tx, workspaceId) };

@@ -2,12 +2,15 @@ import { atomically } from '../db/locks.js';
 import type { Context } from '../graphql/context.js';
 import { type Actor, EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
+import { deliveriesQueued, queueDeliveries } from '../webhooks/queue.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that
  * records every record it writes, and the events are inserted in that transaction
  * before it commits (no change without its event, no event without its change). A
- * write conflict runs the whole of it again.
+ * write conflict runs the whole of it again. The events are queued for the workspace's
+ * subscribed webhook endpoints in the same transaction, and this process's delivery
+ * worker is woken once it commits.
  */
 export async function writeWithEvents<T>(
   context: Context,
@@ -17,12 +20,21 @@ export async function writeWithEvents<T>(
 ): Promise<{ result: T; events: EventRow[] }> {
   // The request's memo (property definitions) serves the event's REST objects too.
   context.cache ??= new Map();
-  return atomically(context.db, async (tx) => {
+  let committed: (() => void)[] = [];
+  const written = await atomically(context.db, async (tx) => {
+    // A run that lost a race and runs again starts with nothing to do after the commit.
+    committed = [];
+    context.afterCommit = (fn) => committed.push(fn);
     // A transaction's client has the model API of the client (only the `$` connection methods are gone).
     const db = tx as unknown as Context['db'];
     const recorder = new EventRecorder(represent, { ...context, db }, origin);
     const result = await work(recorder.client(db));
     const events = await recorder.flush((rows) => db.event.createMany({ data: rows }));
+    if ((await queueDeliveries(db, events)) > 0) committed.push(deliveriesQueued);
     return { result, events };
+  }).finally(() => {
+    context.afterCommit = undefined;
   });
+  for (const fn of committed) fn();
+  return written;
 }

@@ -5,8 +5,8 @@ import type { Context } from '../graphql/context.js';
 import type { RestObject, Represent } from './representation.js';
 import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel } from './resources.js';
 
-/** Who caused an event (API.md section 6). */
-export type Actor = { type: 'api_key'; id: string; name: string } | { type: 'cli' } | { type: 'checkout' } | { type: 'provider'; id: string };
+/** Who caused an event (API.md section 6); `system`: the service itself (a failing webhook endpoint disabled). */
+export type Actor = { type: 'api_key'; id: string; name: string } | { type: 'cli' } | { type: 'checkout' } | { type: 'provider'; id: string } | { type: 'system' };
 
 export interface EventRow {
   id: string;
@@ -68,33 +68,50 @@ export class EventRecorder {
   }
 
   private async write(tracked: TrackedModel, from: Delegate, operation: Operation, args: Record<string, any>): Promise<unknown> {
-    const { parentKey } = tracked;
-    const kind: EventKind = operation.startsWith('delete') ? 'deleted' : operation.startsWith('create') ? 'created' : 'updated';
-    if (kind === 'created') {
-      const rows: Record<string, any>[] = [args.data].flat();
-      const ids = rows.map((row) => (parentKey ? row[parentKey] : row.id) as unknown);
-      if (ids.some((id) => typeof id !== 'string')) throw new Error(`events: a ${tracked.resource} row created without its ${parentKey ?? 'id'}`);
-      await this.touch(tracked.resource, ids as string[], parentKey ? 'updated' : 'created');
+    const { resource, parentKey } = tracked;
+    const recordOf = (row: Record<string, any>) => (parentKey ? row[parentKey] : row.id) as unknown;
+    const kind: EventKind = parentKey ? 'updated' : operation.startsWith('delete') ? 'deleted' : operation.startsWith('create') ? 'created' : 'updated';
+    if (operation.startsWith('create')) {
+      const ids = [args.data].flat().map(recordOf);
+      if (ids.some((id) => typeof id !== 'string')) throw new Error(`events: a ${resource} row created without its ${parentKey ?? 'id'}`);
+      await this.touch(resource, ids as string[], kind);
       return from[operation](args);
     }
-    // The rows this write will reach, read first (their ids, or their parents' ids), and the write kept to exactly those rows.
+    // The rows this write will reach, read first (with their records' ids), so each record's object is read before it changes.
     const byId = typeof args.where?.id === 'string' && !parentKey && operation !== 'upsert';
     const found: Record<string, string>[] = byId ? [{ id: args.where.id }] : await from.findMany({ where: args.where, select: { id: true, ...(parentKey ? { [parentKey]: true } : {}) } });
-    const recordIds = [...new Set(found.map((row) => (parentKey ? row[parentKey]! : row.id!)))];
     if (operation === 'upsert' && found.length === 0) {
-      await this.touch(tracked.resource, [parentKey ? args.create[parentKey] : args.create.id], parentKey ? 'updated' : 'created');
+      await this.touch(resource, [recordOf(args.create) as string], kind === 'updated' && !parentKey ? 'created' : kind);
       return from[operation](args);
     }
-    await this.touch(tracked.resource, recordIds, parentKey ? 'updated' : kind);
-    if (operation.endsWith('Many') || operation.endsWith('AndReturn')) {
-      if (found.length === 0) return operation.endsWith('AndReturn') ? [] : { count: 0 };
-      return from[operation]({ ...args, where: { AND: [args.where ?? {}, { id: { in: found.map((row) => row.id) } }] } });
+    const touched = await this.touch(resource, [...new Set(found.map((row) => recordOf(row) as string))], kind);
+    if (!operation.endsWith('Many')) return from[operation](args); // one row: it is written, or the operation throws
+    // Many rows: kept to exactly those read, and a record is written only if one of its rows was (a concurrent
+    // writer may have changed or removed some meanwhile).
+    const where = { AND: [args.where ?? {}, { id: { in: found.map((row) => row.id) } }] };
+    if (found.length === 0) return { count: 0 };
+    if (operation === 'updateMany') {
+      const rows: Record<string, any>[] = await from.updateManyAndReturn({ where, data: args.data, select: { id: true, ...(parentKey ? { [parentKey]: true } : {}) } });
+      this.forget(touched, new Set(rows.map((row) => recordOf(row) as string)));
+      return { count: rows.length };
     }
-    return from[operation](args);
+    const result: { count: number } = await from[operation]({ ...args, where });
+    if (result.count < found.length) {
+      const left = await from.findMany({ where: { id: { in: found.map((row) => row.id) } }, select: { id: true } });
+      const gone = new Set(left.map((row: { id: string }) => row.id));
+      this.forget(touched, new Set(found.filter((row) => !gone.has(row.id)).map((row) => recordOf(row) as string)));
+    }
+    return result;
   }
 
-  /** Marks records written (reading the REST object of each before its first write). */
-  private async touch(resource: EventResource, ids: string[], kind: EventKind): Promise<void> {
+  /** Records marked by a write that, in the end, wrote none of their rows: not written after all. */
+  private forget(touched: Touched[], written: Set<string>): void {
+    for (const t of touched) if (!written.has(t.id)) this.#touched.delete(`${t.resource} ${t.id}`);
+  }
+
+  /** Marks records written (reading the REST object of each before its first write); returns those this call marked first. */
+  private async touch(resource: EventResource, ids: string[], kind: EventKind): Promise<Touched[]> {
+    const first: Touched[] = [];
     await Promise.all(
       ids.map(async (id) => {
         const key = `${resource} ${id}`;
@@ -106,9 +123,11 @@ export class EventRecorder {
         }
         const entry: Touched = { resource, id, kind, before: null };
         this.#touched.set(key, entry);
+        first.push(entry);
         if (kind !== 'created') entry.before = await this.represent(resource, id, this.reading);
       }),
     );
+    return first;
   }
 
   /** The events of everything written so far, inserted in one statement; returns them. */

@@ -19,6 +19,7 @@ export const EVENT_RESOURCES = {
   payment_link: { model: 'PaymentLink', path: '/payment-links/{id}' },
   payment_coupon: { model: 'PaymentCoupon', path: '/payment-coupons/{id}' },
   payment_transaction: { model: 'PaymentTransaction', path: '/payment-transactions/{id}' },
+  webhook_endpoint: { model: 'WebhookEndpoint', path: '/webhook-endpoints/{id}' },
 } as const;
 
 export type EventResource = keyof typeof EVENT_RESOURCES;

@@ -2,24 +2,36 @@ import type { Db } from '../db/client.js';
 import type { Loop } from '../jobs/loops.js';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 /** Rows per DELETE: each statement stays short, so writers never queue behind the purge. */
 export const PURGE_BATCH = 500;
-const HOUR_MS = 3_600_000;
 
-/**
- * Deletes events older than `before`, in batches of `batch` rows (one read of their ids,
- * one DELETE each), never in one long statement; stops between batches when asked.
- * Returns how many it deleted.
- */
-export async function purgeEvents(prisma: Db, before: Date, stopping: () => boolean = () => false, batch = PURGE_BATCH): Promise<number> {
+interface Purgeable {
+  findMany(args: { where: object; select: { id: true }; orderBy: { createdAt: 'asc' }; take: number }): Promise<{ id: string }[]>;
+  deleteMany(args: { where: { id: { in: string[] } } }): Promise<{ count: number }>;
+}
+
+/** Deletes the rows `where` selects, `batch` at a time (one read of their ids, one DELETE each), stopping between batches when asked. */
+async function purgeInBatches(delegate: Purgeable, where: object, stopping: () => boolean, batch: number): Promise<number> {
   let deleted = 0;
   while (!stopping()) {
-    const rows = await prisma.event.findMany({ where: { createdAt: { lt: before } }, select: { id: true }, orderBy: { createdAt: 'asc' }, take: batch });
+    const rows = await delegate.findMany({ where, select: { id: true }, orderBy: { createdAt: 'asc' }, take: batch });
     if (rows.length === 0) break;
-    deleted += (await prisma.event.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } })).count;
+    deleted += (await delegate.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } })).count;
     if (rows.length < batch) break;
   }
   return deleted;
+}
+
+/**
+ * Deletes events older than `before`, and finished webhook deliveries as old (a pending
+ * one keeps its own copy of its event and is kept until it ends), never in one long
+ * statement. Returns how many events it deleted.
+ */
+export async function purgeEvents(prisma: Db, before: Date, stopping: () => boolean = () => false, batch = PURGE_BATCH): Promise<number> {
+  const events = await purgeInBatches(prisma.event as unknown as Purgeable, { createdAt: { lt: before } }, stopping, batch);
+  await purgeInBatches(prisma.webhookDelivery as unknown as Purgeable, { createdAt: { lt: before }, status: { not: 'pending' } }, stopping, batch);
+  return events;
 }
 
 /** EVENT_RETENTION_DAYS: the purge, once an hour (and at start). */

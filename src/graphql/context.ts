@@ -9,6 +9,10 @@ export interface Context {
   requestId: string;
   /** Who is calling: the events a write records name it. */
   actor: Actor;
+  /** Service settings resolvers need. */
+  settings: { allowPrivateNetworks: boolean };
+  /** Inside a mutation: runs `fn` once its transaction has committed (never when it rolls back). */
+  afterCommit?: (fn: () => void) => void;
   /**
    * Wrong JSON types the REST adapter found before execution (those fields were left
    * out of the variables); input validation reports them with every other problem.

@@ -36,7 +36,7 @@ function failingOpen(store: RateLimitStore) {
  * limit is counted in `store` when one is given (Redis, or a cluster's primary), else
  * in this process's memory.
  */
-export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number) {
+export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number, settings: Context['settings'] = { allowPrivateNetworks: false }) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = failingOpen(limiter);
   const authenticate = createAuthenticator(database.prisma, keyRecheckMs);
@@ -70,7 +70,7 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     return {
       ok: true,
       headers,
-      context: { db: scopedFor(caller.workspace.id), workspace: caller.workspace, requestId, actor: { type: 'api_key', id: caller.keyId, name: caller.keyName } },
+      context: { db: scopedFor(caller.workspace.id), workspace: caller.workspace, requestId, actor: { type: 'api_key', id: caller.keyId, name: caller.keyName }, settings },
     };
   };
 }

@@ -14,11 +14,13 @@ import './payment-links/payment-links.schema.js';
 import './payment-coupons/payment-coupons.schema.js';
 import './payment-transactions/payment-transactions.schema.js';
 import './workspaces/workspaces.schema.js';
+import './webhook-endpoints/webhook-endpoints.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
 import { contactRoutes } from './contacts/contacts.rest.js';
 import { eventRoutes } from './events/events.rest.js';
+import { webhookEndpointRoutes } from './webhook-endpoints/webhook-endpoints.rest.js';
 import { dealRoutes } from './deals/deals.rest.js';
 import { paymentCouponRoutes } from './payment-coupons/payment-coupons.rest.js';
 import { paymentLinkRoutes } from './payment-links/payment-links.rest.js';
@@ -49,4 +51,5 @@ export const restRoutes = [
   ...paymentCouponRoutes,
   ...paymentTransactionRoutes,
   ...eventRoutes,
+  ...webhookEndpointRoutes,
 ];

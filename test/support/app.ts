@@ -3,6 +3,7 @@ import type { Config } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { newId } from '../../src/db/ids.js';
+import { type BackgroundConfig, startBackgroundWork } from '../../src/jobs/background.js';
 import { type ListenConfig, listen } from '../../src/serve.js';
 import { type Reply, send } from './http.js';
 import { databaseUrl } from './file-database.js';
@@ -17,18 +18,28 @@ export interface TestApp {
 }
 
 /** The real HTTP server on a free port, over this run's migrated database. */
-export async function startApp(options: { rateLimitPerMinute?: number; databaseUrl?: string; corsOrigins?: string[]; server?: Partial<ListenConfig> } = {}): Promise<TestApp> {
+export async function startApp(
+  options: {
+    rateLimitPerMinute?: number;
+    databaseUrl?: string;
+    corsOrigins?: string[];
+    server?: Partial<ListenConfig>;
+    /** Runs the process's background work (webhook deliveries, purge) beside the server, as main.ts does. */
+    background?: Partial<BackgroundConfig>;
+  } = {},
+): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? databaseUrl());
   const database = await openDatabase(target, { statements: true });
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
   const running = await listen(database, config);
+  const background = options.background && startBackgroundWork(database, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, ...options.background });
   return {
     url: running.url,
     database,
     provider: target.provider,
     async close() {
-      await running.close();
+      await Promise.all([running.close(), background?.stop()]);
       await database.close();
     },
   };

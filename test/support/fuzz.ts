@@ -161,6 +161,9 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
     provider_reference: `evt_${tag}`,
     occurred_at: '2026-01-01T00:00:00.000Z',
   });
+  // A public address: the servers under test refuse private ones, as in production. No worker runs: the delivery stays pending.
+  const webhookEndpoint = await api.rest('POST', '/webhook-endpoints', { url: `https://93.184.216.34/${tag}`, events: ['contact.*'] });
+  const webhookDelivery = await api.rest('POST', `/webhook-endpoints/${webhookEndpoint.id}/test`);
   const records: Record<string, any> = {
     users: user,
     'property-definitions': definition,
@@ -176,10 +179,13 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
     'payment-links': link,
     'payment-coupons': coupon,
     'payment-transactions': transaction,
+    'webhook-endpoints': webhookEndpoint,
+    'webhook-deliveries': webhookDelivery,
+    'webhook-endpoints/deliveries': webhookDelivery,
     // The newest event: the one its last write recorded.
     events: (await api.rest('GET', '/events?per_page=1')).data[0],
   };
-  const ids = Object.fromEntries(Object.entries(records).map(([prefix, record]) => [prefix, record.id as string]));
+  const ids: Record<string, string> = Object.fromEntries(Object.entries(records).map(([prefix, record]) => [prefix, record.id as string]));
   for (const [prefix, id] of Object.entries(ids)) if (!/^[0-9A-Z]{26}$/.test(id)) throw new Error(`seed: ${prefix} has no ULID id: ${id}`);
   const pool = [...Object.values(ids), ...pipeline.stages.flatMap((s: { id: string; external_id: string }) => [s.id, s.external_id])];
   return { ids, records, pool };
@@ -187,6 +193,9 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
 
 /** The path prefix a route's `{id}` belongs to: `/payment-links/{id}/activate` -> `payment-links`. */
 export const prefixOf = (path: string) => path.split('/')[1]!;
+
+/** The key in `Seeded.ids` of what a list route lists: its prefix, or for a nested list the seeded ids' `<prefix>/<list>` (`webhook-endpoints/deliveries`). */
+export const listedOf = (path: string) => (path.includes('{id}') ? `${prefixOf(path)}/${path.split('/').at(-1)}` : prefixOf(path));
 
 // ---------------------------------------------------------------------------
 // Snapshots: everything a workspace holds, read from the database

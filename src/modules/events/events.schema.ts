@@ -17,6 +17,7 @@ import { PropertyDefinition } from '../property-definitions/property-definitions
 import { Task } from '../tasks/tasks.schema.js';
 import { Ticket, TicketStatus } from '../tickets/tickets.schema.js';
 import { User } from '../users/users.schema.js';
+import { WebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.schema.js';
 import { EventListArgs, HistoryArgs } from './events.input.js';
 
 export const Event = builder.prismaObject('Event', {
@@ -100,3 +101,4 @@ history('payment_provider_account', PaymentProviderAccount);
 history('payment_link', PaymentLink);
 history('payment_coupon', PaymentCoupon);
 history('payment_transaction', PaymentTransaction);
+history('webhook_endpoint', WebhookEndpoint);

@@ -1,0 +1,46 @@
+import { routes } from '../../rest/route.js';
+
+const ENDPOINT = 'fragment WebhookEndpointFields on WebhookEndpoint { id url description events isActive disabledReason createdAt updatedAt }';
+const WITH_SECRET = 'fragment WebhookEndpointWithSecretFields on WebhookEndpointWithSecret { id url description events isActive disabledReason createdAt updatedAt secret }';
+const DELIVERY =
+  'fragment WebhookDeliveryFields on WebhookDelivery { id endpointId eventId eventType status attempts lastAttemptAt nextAttemptAt responseStatus responseBody error createdAt }';
+
+export const webhookEndpointRoutes = routes(
+  {
+    method: 'GET',
+    path: '/webhook-endpoints',
+    document: `query ($page: Int, $perPage: Int) {
+      webhookEndpoints(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...WebhookEndpointFields } }
+    } ${ENDPOINT}`,
+  },
+  { method: 'GET', path: '/webhook-endpoints/{id}', document: `query ($id: ID!) { webhookEndpoint(id: $id) { ...WebhookEndpointFields } } ${ENDPOINT}` },
+  { method: 'POST', path: '/webhook-endpoints', document: `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...WebhookEndpointWithSecretFields } } ${WITH_SECRET}` },
+  {
+    method: 'PUT',
+    path: '/webhook-endpoints/{id}',
+    document: `mutation ($id: ID!, $input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(id: $id, input: $input) { ...WebhookEndpointFields } } ${ENDPOINT}`,
+  },
+  { method: 'DELETE', path: '/webhook-endpoints/{id}', document: 'mutation ($id: ID!) { deleteWebhookEndpoint(id: $id) }' },
+  {
+    method: 'POST',
+    path: '/webhook-endpoints/{id}/rotate-secret',
+    document: `mutation ($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ...WebhookEndpointWithSecretFields } } ${WITH_SECRET}`,
+    status: 200,
+  },
+  { method: 'POST', path: '/webhook-endpoints/{id}/test', document: `mutation ($id: ID!) { testWebhookEndpoint(id: $id) { ...WebhookDeliveryFields } } ${DELIVERY}` },
+  {
+    method: 'GET',
+    path: '/webhook-endpoints/{id}/deliveries',
+    document: `query ($id: ID!, $page: Int, $perPage: Int, $filter: WebhookDeliveryFilter) {
+      webhookDeliveries(endpointId: $id, page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...WebhookDeliveryFields } }
+    } ${DELIVERY}`,
+  },
+  {
+    method: 'POST',
+    path: '/webhook-endpoints/{id}/replay',
+    document: 'mutation ($id: ID!, $input: ReplayWebhookEndpointInput!) { replayWebhookEndpoint(id: $id, input: $input) { queued } }',
+    status: 200,
+  },
+  { method: 'GET', path: '/webhook-deliveries/{id}', document: `query ($id: ID!) { webhookDelivery(id: $id) { ...WebhookDeliveryFields } } ${DELIVERY}` },
+  { method: 'POST', path: '/webhook-deliveries/{id}/retry', document: `mutation ($id: ID!) { retryWebhookDelivery(id: $id) { ...WebhookDeliveryFields } } ${DELIVERY}`, status: 200 },
+);

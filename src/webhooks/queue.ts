@@ -1,0 +1,64 @@
+import { newId } from '../db/ids.js';
+import type { Context } from '../graphql/context.js';
+import type { EventRow } from '../events/recorder.js';
+import { typeMatches } from '../events/resources.js';
+
+/** An event as stored (a row of Event, or the test event that is never stored). */
+export type StoredEvent = Omit<EventRow, 'resource'> & { resource: string };
+
+/**
+ * An event as `GET /events/{id}` answers it, as the text a delivery sends. `actor` and
+ * `data` are stored as JSON text, so the body is assembled without parsing them again;
+ * test/webhooks.test.ts compares it with the GET, character for character.
+ */
+export function eventPayload(row: StoredEvent): string {
+  const text = JSON.stringify;
+  return `{"id":${text(row.id)},"type":${text(row.type)},"resource":${text(row.resource)},"record_id":${text(row.recordId)},"actor":${row.actor},"request_id":${text(row.requestId)},"data":${row.data},"created_at":${text(row.createdAt.toISOString())}}`;
+}
+
+export const endpointPatterns = (events: string): string[] => JSON.parse(events) as string[];
+
+/**
+ * Queues each event for every active endpoint of the workspace whose patterns match its
+ * type, in the caller's transaction (the one that recorded the events). Returns how many
+ * deliveries it queued.
+ */
+export async function queueDeliveries(db: Context['db'], events: EventRow[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const endpoints = await db.webhookEndpoint.findMany({ where: { isActive: true }, select: { id: true, events: true } });
+  if (endpoints.length === 0) return 0;
+  const now = new Date();
+  const rows = endpoints.flatMap((endpoint) => {
+    const patterns = endpointPatterns(endpoint.events);
+    return events.filter((event) => patterns.some((p) => typeMatches(p, event.type))).map((event) => deliveryRow(event, endpoint.id, now));
+  });
+  if (rows.length > 0) await db.webhookDelivery.createMany({ data: rows });
+  return rows.length;
+}
+
+/** A new pending delivery of an event to an endpoint, due now. */
+export function deliveryRow(event: StoredEvent, endpointId: string, now: Date) {
+  return {
+    id: newId(),
+    workspaceId: event.workspaceId,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    payload: eventPayload(event),
+    nextAttemptAt: now,
+    createdAt: now,
+  };
+}
+
+// This process's delivery worker listens here: a commit that queued deliveries wakes it
+// at once instead of at its next poll.
+const listeners = new Set<() => void>();
+
+export function onDeliveriesQueued(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function deliveriesQueued(): void {
+  for (const listener of listeners) listener();
+}

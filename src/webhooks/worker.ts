@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/client.js';
+import { scopeToWorkspace } from '../db/tenancy.js';
+import { writeWithEvents } from '../events/outbox.js';
+import type { Represent } from '../events/representation.js';
+import type { Loop } from '../jobs/loops.js';
+import { logError } from '../log.js';
+import { type AttemptResult, postWebhook } from './send.js';
+import { webhookHeaders } from './signing.js';
+
+export interface DeliveryConfig {
+  timeoutMs: number;
+  /** Seconds to wait after each failed attempt; when spent, the delivery has failed. */
+  scheduleSeconds: number[];
+  disableAfterFailures: number;
+  allowPrivateNetworks: boolean;
+  /** Attempts this process makes at once. */
+  concurrency?: number;
+  /** Attempts in flight to one endpoint, across every process: one slow receiver cannot hold every slot. */
+  perEndpoint?: number;
+  /** How often a process looks for due deliveries that no commit of its own announced. */
+  pollMs?: number;
+}
+
+/** A delivery claimed by this process, with what its attempt needs. */
+interface Claimed {
+  id: string;
+  workspaceId: string;
+  endpointId: string;
+  eventId: string;
+  payload: string;
+  attempts: number;
+}
+
+const RETRY_AFTER_CAP_SECONDS = 3_600;
+/** Rows a round looks at: the due deliveries it may claim are among the oldest this many. */
+const CANDIDATES = 200;
+
+/**
+ * The delivery worker of one process. Each round claims due deliveries with a lease (one
+ * conditional UPDATE: a row leased by another process, or claimed meanwhile, is not
+ * taken), attempts them in the background, and records each outcome under its lease. A
+ * process killed mid-attempt loses nothing: its lease runs out and any process claims
+ * the delivery again. SIGTERM (`stopping`) claims nothing new; `drain` waits for the
+ * attempts in flight, which end within the timeout.
+ */
+export function createDeliveryWorker(prisma: Db, represent: Represent, config: DeliveryConfig) {
+  const concurrency = config.concurrency ?? 16;
+  const perEndpoint = config.perEndpoint ?? 4;
+  const pollMs = config.pollMs ?? 500;
+  // Longer than any attempt can take, so a live process never loses its lease mid-attempt.
+  const leaseMs = config.timeoutMs + 5_000;
+  const owner = randomUUID();
+  const inFlight = new Set<Promise<void>>();
+  let wake: () => void = () => {};
+
+  async function claim(limit: number): Promise<Claimed[]> {
+    const now = new Date();
+    const free = { status: 'pending', nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lte: now } }] };
+    const candidates = await prisma.webhookDelivery.findMany({
+      where: { ...free, endpoint: { isActive: true } },
+      orderBy: { nextAttemptAt: 'asc' },
+      take: CANDIDATES,
+      select: { id: true, endpointId: true },
+    });
+    if (candidates.length === 0) return [];
+    const endpointIds = [...new Set(candidates.map((c) => c.endpointId))];
+    const busy = await prisma.webhookDelivery.groupBy({
+      by: ['endpointId'],
+      where: { endpointId: { in: endpointIds }, status: 'pending', leaseUntil: { gt: now } },
+      _count: { _all: true },
+    });
+    const room = new Map(endpointIds.map((id) => [id, perEndpoint]));
+    for (const b of busy) room.set(b.endpointId, perEndpoint - b._count._all);
+    const chosen: string[] = [];
+    for (const c of candidates) {
+      if (chosen.length >= limit) break;
+      const left = room.get(c.endpointId)!;
+      if (left <= 0) continue;
+      room.set(c.endpointId, left - 1);
+      chosen.push(c.id);
+    }
+    if (chosen.length === 0) return [];
+    // The same conditions again in the UPDATE: on PostgreSQL a row another process leased meanwhile is re-read after its lock and skipped.
+    return prisma.webhookDelivery.updateManyAndReturn({
+      where: { id: { in: chosen }, ...free },
+      data: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) },
+      select: { id: true, workspaceId: true, endpointId: true, eventId: true, payload: true, attempts: true },
+    });
+  }
+
+  async function attempt(delivery: Claimed): Promise<void> {
+    const endpoint = await prisma.webhookEndpoint.findUnique({ where: { id: delivery.endpointId }, select: { url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true } });
+    if (!endpoint) return; // deleted meanwhile: its deliveries went with it
+    const at = new Date();
+    const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
+    const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
+    const result = await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks });
+    await record(delivery, at, result);
+  }
+
+  /** The attempt's outcome, under this process's lease (a lease lost meanwhile writes nothing). */
+  async function record(delivery: Claimed, at: Date, result: AttemptResult): Promise<void> {
+    const attempts = delivery.attempts + 1;
+    const answer = { attempts, lastAttemptAt: at, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null };
+    const mine = { id: delivery.id, leaseOwner: owner };
+    if (result.ok) {
+      await prisma.webhookDelivery.updateMany({ where: mine, data: { ...answer, status: 'succeeded', nextAttemptAt: null } });
+      await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${delivery.endpointId} AND "consecutiveFailures" <> 0`;
+      return;
+    }
+    const delay = config.scheduleSeconds[attempts - 1];
+    const next = delay === undefined ? null : new Date(Date.now() + nextDelayMs(delay, result.retryAfterSeconds));
+    const { count } = await prisma.webhookDelivery.updateMany({ where: mine, data: { ...answer, status: next ? 'pending' : 'failed', nextAttemptAt: next } });
+    if (count === 0) return;
+    await countFailure(delivery);
+  }
+
+  /** One more failed attempt for the endpoint (not a change of the record: `updated_at` stays); at the limit, it is disabled. */
+  async function countFailure(delivery: Claimed): Promise<void> {
+    const [counted] = await prisma.$queryRaw<{ consecutiveFailures: number | bigint }[]>`
+      UPDATE "WebhookEndpoint" SET "consecutiveFailures" = "consecutiveFailures" + 1 WHERE "id" = ${delivery.endpointId} RETURNING "consecutiveFailures"`;
+    if (!counted || Number(counted.consecutiveFailures) < config.disableAfterFailures) return;
+    // Disabled as any write is: through the recorder, so `webhook_endpoint.updated` is recorded (actor: the service itself).
+    const context = {
+      db: scopeToWorkspace(prisma, delivery.workspaceId),
+      workspace: { id: delivery.workspaceId, defaultCurrency: 'USD' },
+      requestId: '',
+      actor: { type: 'system' } as const,
+      settings: { allowPrivateNetworks: config.allowPrivateNetworks },
+    };
+    await writeWithEvents(context, represent, { actor: context.actor, requestId: null }, (db) =>
+      db.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, isActive: true }, data: { isActive: false, disabledReason: 'failing' } }),
+    );
+  }
+
+  const loop: Loop = {
+    name: 'webhook-deliveries',
+    async run(stopping) {
+      if (stopping()) return pollMs;
+      const room = concurrency - inFlight.size;
+      if (room <= 0) return pollMs;
+      const claimed = await claim(room);
+      for (const delivery of claimed) {
+        const running: Promise<void> = attempt(delivery)
+          // Left unrecorded, the lease runs out and the delivery is attempted again.
+          .catch((error) => logError(null, error, 'webhook delivery'))
+          .finally(() => {
+            inFlight.delete(running);
+            wake();
+          });
+        inFlight.add(running);
+      }
+      return claimed.length === room ? 0 : pollMs;
+    },
+  };
+
+  return {
+    loop,
+    /** Called by the loop runner with its wake-up for this loop. */
+    setWake(fn: () => void) {
+      wake = fn;
+    },
+    /** Waits for the attempts in flight (each ends within the timeout). */
+    async drain(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+  };
+}
+
+/** The schedule's delay plus up to 10% jitter, or a longer Retry-After (at most an hour). */
+function nextDelayMs(scheduledSeconds: number, retryAfterSeconds: number | null): number {
+  const scheduled = scheduledSeconds * 1000 * (1 + Math.random() * 0.1);
+  const asked = retryAfterSeconds === null ? 0 : Math.min(retryAfterSeconds, RETRY_AFTER_CAP_SECONDS) * 1000;
+  return Math.max(scheduled, asked);
+}

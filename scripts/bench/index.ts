@@ -14,6 +14,7 @@ import { scratchDatabase as scratchPostgres } from '../../test/support/scratch-d
 import { type RequestShape, type Sample, measure, stopLoad } from './load.js';
 import { type ServerProcess, buildService, startServer } from './processes.js';
 import { SEED, seed } from './seed.js';
+import { type WebhookFigures, benchWebhooks } from './webhooks.js';
 
 const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>] [--processes <n,n>]
   --database     a postgresql:// admin URL (a database salesgraph_bench_... is made in it and dropped
@@ -286,6 +287,25 @@ function closedNote(rows: { label: string; service: Figures; bare?: Figures }[])
   return [`The service answered with \`Connection: close\`, so the load reconnected, in: ${list}.`, ''];
 }
 
+function webhookSection(h: WebhookFigures): string[] {
+  const without = medians(h.withoutEndpoint);
+  const withOne = medians(h.withEndpoint);
+  return [
+    '### Webhooks',
+    '',
+    '| measurement | figure |',
+    '| --- | ---: |',
+    `| REST \`POST /api/v1/contacts\`, no endpoint subscribed | ${rate(without.perSecond)} req/s (p99 ${ms(without.p99)} ms) |`,
+    `| the same, one endpoint subscribed (deliveries sent meanwhile) | ${rate(withOne.perSecond)} req/s (p99 ${ms(withOne.p99)} ms) |`,
+    `| ratio with / without | ${times(withOne.perSecond / without.perSecond)} |`,
+    `| answer of a write to its first attempt, ${h.latency.writes} writes at 200/s: p50 / p95 / max | ${ms(h.latency.p50)} / ${ms(h.latency.p95)} / ${ms(h.latency.max)} ms |`,
+    `| a backlog of ${h.drain.deliveries} deliveries drained to a receiver that answers at once | ${rate(h.drain.perSecond)} deliveries/s (${h.drain.seconds.toFixed(2)} s) |`,
+    '',
+    'The write rows alternate rounds (an endpoint made inactive, then active again), same connections and duration as above. The receiver runs in the benchmark process, on 127.0.0.1.',
+    '',
+  ];
+}
+
 // ---- the run -----------------------------------------------------------------------
 
 const servers: ServerProcess[] = [];
@@ -340,7 +360,8 @@ async function main(): Promise<number> {
   const serviceScript = buildService();
   const services = new Map<number, ServerProcess>();
   for (const n of opts.processes) {
-    const env = { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(n) };
+    // Private networks allowed: the webhook rows deliver to a receiver on 127.0.0.1.
+    const env = { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(n), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     const service = await startServer(n === 1 ? 'service' : `service×${n}`, serviceScript, env);
     servers.push(service);
     services.set(n, service);
@@ -397,6 +418,9 @@ async function main(): Promise<number> {
     }
   }
   const rss = { services: [...services].map(([n, service]) => [n, service.rssBytes()] as const), bare: bare.rssBytes() };
+  const hooks = await benchWebhooks(services.get(opts.processes[0]!)!, seeded.key, { ...load, rounds: opts.rounds }, progress, () => interrupted);
+  if (!hooks) return 130;
+  for (const s of [...hooks.withoutEndpoint, ...hooks.withEndpoint]) if (s.problems.length) problems.push(`webhooks: ${s.problems.join('; ')}`);
 
   const rows = plan.service.map((m) => ({
     label: m.label,
@@ -422,6 +446,7 @@ async function main(): Promise<number> {
     ...rss.services.map(([n, bytes]) => `| service (\`build/main.js\`, ${processesLabel(n)}${n > 1 ? ', added up' : ''}) | ${mb(bytes)} |`),
     `| bare-Prisma server (through tsx) | ${mb(rss.bare)} |`,
     '',
+    ...webhookSection(hooks),
   ];
   process.stdout.write(out.join('\n'));
   if (problems.length) {

@@ -30,7 +30,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
     : undefined;
   const loops = startLoops([eventRetentionLoop(database.prisma, config.EVENT_RETENTION_DAYS), ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
-  worker?.setWake(wake);
+  worker?.setWake(() => loops.wake('webhook-deliveries', true));
   const unsubscribe = worker ? onDeliveriesQueued(wake) : () => {};
   return {
     async stop() {

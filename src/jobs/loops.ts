@@ -5,11 +5,13 @@ export interface Loop {
   name: string;
   /** One round; `stopping()` turns true on shutdown (finish the current item, start no new one). Returns the wait before the next round, in ms. */
   run(stopping: () => boolean): Promise<number>;
+  /** A wake-up within this long of the last round's start waits for the rest of it: wake-ups under load share a round. */
+  wakeIntervalMs?: number;
 }
 
 export interface RunningLoops {
-  /** Starts the loop's next round now if it is waiting (new work was just committed). */
-  wake(name: string): void;
+  /** Starts the loop's next round now if it is waiting (new work was just committed); `now` skips its wake interval (room was just freed). */
+  wake(name: string, now?: boolean): void;
   /** Starts no new round, and waits for the rounds in progress. */
   stop(): Promise<void>;
 }
@@ -21,7 +23,7 @@ export interface RunningLoops {
  */
 export function startLoops(loops: Loop[], retryAfterFailureMs = 5_000): RunningLoops {
   let stopping = false;
-  const state = new Map<string, { timer?: NodeJS.Timeout; running?: Promise<void>; wanted: boolean }>();
+  const state = new Map<string, { timer?: NodeJS.Timeout; running?: Promise<void>; wanted: boolean; startedAt: number }>();
 
   const schedule = (loop: Loop, delayMs: number) => {
     const s = state.get(loop.name)!;
@@ -39,6 +41,7 @@ export function startLoops(loops: Loop[], retryAfterFailureMs = 5_000): RunningL
       return;
     }
     s.wanted = false;
+    s.startedAt = performance.now();
     s.running = loop
       .run(() => stopping)
       .then(
@@ -55,13 +58,17 @@ export function startLoops(loops: Loop[], retryAfterFailureMs = 5_000): RunningL
   };
 
   for (const loop of loops) {
-    state.set(loop.name, { wanted: false });
+    state.set(loop.name, { wanted: false, startedAt: -Infinity });
     schedule(loop, 0);
   }
   return {
-    wake(name) {
+    wake(name, now = false) {
       const loop = loops.find((l) => l.name === name);
-      if (loop) round(loop);
+      if (!loop) return;
+      const s = state.get(name)!;
+      const wait = s.startedAt + (loop.wakeIntervalMs ?? 0) - performance.now();
+      if (wait > 0 && !now && !s.running) schedule(loop, wait);
+      else round(loop);
     },
     async stop() {
       stopping = true;

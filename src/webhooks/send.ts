@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { bareHostname, isBlockedAddress } from './address-guard.js';
@@ -67,25 +67,42 @@ function attempt(target: URL, body: string, headers: Record<string, string>, opt
         ...headers,
         'Content-Length': String(Buffer.byteLength(body)),
       },
-      agent: false, // a fresh connection each time: a pooled one would skip the connect-time check
+      // Kept-alive connections, one pool per setting: each was checked when it connected (the guarded
+      // lookup runs for every new connection), and a pooled one goes back to the address it was checked for.
+      agent: agentFor(target.protocol, options.allowPrivate),
       lookup: options.allowPrivate ? undefined : guardedLookup,
     });
     let settled = false;
-    const finish = (result: AttemptResult) => {
+    /** `complete`: the whole answer was read, so the connection can serve the next attempt. */
+    const finish = (result: AttemptResult, complete = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       options.signal?.removeEventListener('abort', onAbort);
-      req.destroy(); // with no agent this closes the socket: the rest of a long answer is never read
+      if (!complete) req.destroy(); // closes the socket: the rest of a long answer is never read
       resolve(result);
     };
     const onAbort = () => finish(failure('timeout'));
     const deadline = setTimeout(onAbort, options.timeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (err) => finish(failure(err instanceof BlockedAddressError ? 'blocked_address' : 'connection_failed')));
-    req.on('response', (res) => readFirstChars(res, (text) => finish(answered(res, text))));
+    req.on('response', (res) => readFirstChars(res, (text) => finish(answered(res, text), res.complete)));
     req.end(body);
   });
+}
+
+const agents = new Map<string, HttpAgent>();
+/** A keep-alive pool per protocol and address rule (a pool for private networks never serves a guarded attempt). */
+function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
+  const key = `${protocol} ${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    // Idle connections close after 4 s: before a receiver's own idle close (Node's default is 5 s) can race a reuse.
+    const settings = { keepAlive: true, maxSockets: 16, maxFreeSockets: 16, timeout: 4_000 };
+    agent = protocol === 'https:' ? new HttpsAgent(settings) : new HttpAgent(settings);
+    agents.set(key, agent);
+  }
+  return agent;
 }
 
 /**

@@ -45,13 +45,15 @@ const CANDIDATES = 200;
  * attempts in flight, which end within the timeout.
  */
 export function createDeliveryWorker(prisma: Db, represent: Represent, config: DeliveryConfig) {
-  const concurrency = config.concurrency ?? 16;
-  const perEndpoint = config.perEndpoint ?? 4;
+  const concurrency = config.concurrency ?? 32;
+  const perEndpoint = config.perEndpoint ?? 8;
   const pollMs = config.pollMs ?? 500;
   // Longer than any attempt can take, so a live process never loses its lease mid-attempt.
   const leaseMs = config.timeoutMs + 5_000;
   const owner = randomUUID();
-  const inFlight = new Set<Promise<void>>();
+  // Attempts under way in this process, and the rounds that make them.
+  let inFlight = 0;
+  const rounds = new Set<Promise<void>>();
   let wake: () => void = () => {};
 
   async function claim(limit: number): Promise<Claimed[]> {
@@ -89,31 +91,65 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
     });
   }
 
-  async function attempt(delivery: Claimed): Promise<void> {
-    const endpoint = await prisma.webhookEndpoint.findUnique({ where: { id: delivery.endpointId }, select: { url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true } });
-    if (!endpoint) return; // deleted meanwhile: its deliveries went with it
+  /**
+   * One round's attempts: its deliveries' endpoints read once, every attempt started at
+   * the same instant (the `webhook-timestamp` and `last_attempt_at` of each), and the
+   * outcomes recorded together once all have ended.
+   */
+  async function attemptRound(claimed: Claimed[]): Promise<void> {
+    const endpoints = new Map(
+      (
+        await prisma.webhookEndpoint.findMany({
+          where: { id: { in: [...new Set(claimed.map((d) => d.endpointId))] } },
+          select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true, consecutiveFailures: true },
+        })
+      ).map((e) => [e.id, e]),
+    );
     const at = new Date();
-    const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
-    const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
-    const result = await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks });
-    await record(delivery, at, result);
+    const attempted = await Promise.all(
+      claimed.map(async (delivery) => {
+        const endpoint = endpoints.get(delivery.endpointId);
+        if (!endpoint) return undefined; // deleted meanwhile: its deliveries went with it
+        const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
+        const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
+        const result = await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks });
+        return { delivery, result };
+      }),
+    );
+    const done = attempted.filter((a) => a !== undefined);
+    await recordSuccesses(done.filter((a) => a.result.ok), at, endpoints);
+    for (const { delivery, result } of done) if (!result.ok) await recordFailure(delivery, at, result);
   }
 
-  /** The attempt's outcome, under this process's lease (a lease lost meanwhile writes nothing). */
-  async function record(delivery: Claimed, at: Date, result: AttemptResult): Promise<void> {
-    const attempts = delivery.attempts + 1;
-    const answer = { attempts, lastAttemptAt: at, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null };
-    const mine = { id: delivery.id, leaseOwner: owner };
-    if (result.ok) {
-      await prisma.webhookDelivery.updateMany({ where: mine, data: { ...answer, status: 'succeeded', nextAttemptAt: null } });
-      await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${delivery.endpointId} AND "consecutiveFailures" <> 0`;
-      return;
+  /** Successes with the same answer are one UPDATE (each under this process's lease: one lost meanwhile writes nothing). */
+  async function recordSuccesses(succeeded: { delivery: Claimed; result: AttemptResult }[], at: Date, endpoints: Map<string, { consecutiveFailures: number }>): Promise<void> {
+    const byAnswer = new Map<string, { result: AttemptResult; ids: string[] }>();
+    for (const { delivery, result } of succeeded) {
+      const key = JSON.stringify([result.status, result.body]);
+      const group = byAnswer.get(key) ?? byAnswer.set(key, { result, ids: [] }).get(key)!;
+      group.ids.push(delivery.id);
     }
+    for (const { result, ids } of byAnswer.values()) {
+      await prisma.webhookDelivery.updateMany({
+        where: { id: { in: ids }, leaseOwner: owner },
+        data: { status: 'succeeded', attempts: { increment: 1 }, lastAttemptAt: at, nextAttemptAt: null, responseStatus: result.status, responseBody: result.body, error: null, leaseOwner: null, leaseUntil: null },
+      });
+    }
+    // A success ends an endpoint's run of failures (read with the round's endpoints: most have none to reset).
+    const reset = [...new Set(succeeded.map((s) => s.delivery.endpointId))].filter((id) => (endpoints.get(id)?.consecutiveFailures ?? 0) > 0);
+    for (const id of reset) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${id}`;
+  }
+
+  /** A failed attempt: pending again after the schedule's next delay, or failed when it is spent; one more failure for its endpoint. */
+  async function recordFailure(delivery: Claimed, at: Date, result: AttemptResult): Promise<void> {
+    const attempts = delivery.attempts + 1;
     const delay = config.scheduleSeconds[attempts - 1];
     const next = delay === undefined ? null : new Date(Date.now() + nextDelayMs(delay, result.retryAfterSeconds));
-    const { count } = await prisma.webhookDelivery.updateMany({ where: mine, data: { ...answer, status: next ? 'pending' : 'failed', nextAttemptAt: next } });
-    if (count === 0) return;
-    await countFailure(delivery);
+    const { count } = await prisma.webhookDelivery.updateMany({
+      where: { id: delivery.id, leaseOwner: owner },
+      data: { status: next ? 'pending' : 'failed', attempts, lastAttemptAt: at, nextAttemptAt: next, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null },
+    });
+    if (count > 0) await countFailure(delivery);
   }
 
   /** One more failed attempt for the endpoint (not a change of the record: `updated_at` stays); at the limit, it is disabled. */
@@ -136,20 +172,24 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
 
   const loop: Loop = {
     name: 'webhook-deliveries',
+    // Under a stream of writes, each commit's wake-up would start a round of one delivery: 20 ms lets them gather.
+    wakeIntervalMs: 20,
     async run(stopping) {
       if (stopping()) return pollMs;
-      const room = concurrency - inFlight.size;
+      const room = concurrency - inFlight;
       if (room <= 0) return pollMs;
       const claimed = await claim(room);
-      for (const delivery of claimed) {
-        const running: Promise<void> = attempt(delivery)
-          // Left unrecorded, the lease runs out and the delivery is attempted again.
+      if (claimed.length > 0) {
+        inFlight += claimed.length;
+        const round: Promise<void> = attemptRound(claimed)
+          // Left unrecorded, the leases run out and the deliveries are attempted again.
           .catch((error) => logError(null, error, 'webhook delivery'))
           .finally(() => {
-            inFlight.delete(running);
+            inFlight -= claimed.length;
+            rounds.delete(round);
             wake();
           });
-        inFlight.add(running);
+        rounds.add(round);
       }
       return claimed.length === room ? 0 : pollMs;
     },
@@ -163,7 +203,7 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
     },
     /** Waits for the attempts in flight (each ends within the timeout). */
     async drain(): Promise<void> {
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
+      while (rounds.size > 0) await Promise.all([...rounds]);
     },
   };
 }

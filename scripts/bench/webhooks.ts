@@ -1,0 +1,112 @@
+// The webhook rows of `npm run bench` (issue 18): the write with and without a subscribed
+// endpoint, the delay from a write's answer to its first delivery attempt while the service
+// takes 200 writes/s, and how fast a backlog of deliveries drains to a receiver that answers
+// at once. The receiver runs in this process.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Sample, measure, percentile } from './load.js';
+import type { ServerProcess } from './processes.js';
+
+const WRITES_PER_SECOND = 200;
+const PACED_SECONDS = 10;
+
+export interface WebhookFigures {
+  withoutEndpoint: Sample[];
+  withEndpoint: Sample[];
+  latency: { writes: number; delivered: number; p50: number; p95: number; max: number };
+  drain: { deliveries: number; seconds: number; perSecond: number };
+}
+
+/** A receiver that answers 204 at once and notes when each contact's event arrived. */
+async function receiver() {
+  const arrivals = new Map<string, number>();
+  let count = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      count += 1;
+      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { object: { id: string } } }).data.object.id;
+      if (!arrivals.has(id)) arrivals.set(id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrivals, count: () => count, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Runs in the seeded workspace (`key`), after the other measurements: everything goes through the API. */
+export async function benchWebhooks(
+  service: ServerProcess,
+  key: string,
+  load: { connections: number; seconds: number; rounds: number },
+  progress: (line: string) => void,
+  interrupted: () => boolean,
+): Promise<WebhookFigures | undefined> {
+  const hook = await receiver();
+  try {
+    const api = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${service.url}/api/v1${path}`, { method, headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+      return text ? JSON.parse(text) : undefined;
+    };
+    let n = 0;
+    const write = { method: 'POST' as const, path: () => '/api/v1/contacts', body: () => JSON.stringify({ first_name: 'Hook', email: `hook-${(n += 1)}-${Date.now()}@bench.example` }) };
+
+    // 1. The write, without then with one endpoint subscribed to it (rounds alternate, so drift hits both alike).
+    const endpoint = await api('POST', '/webhook-endpoints', { url: hook.url, events: ['contact.created'], is_active: false });
+    const withoutEndpoint: Sample[] = [];
+    const withEndpoint: Sample[] = [];
+    for (let round = 1; round <= load.rounds; round += 1) {
+      for (const active of [false, true]) {
+        if (interrupted()) return undefined;
+        await api('PUT', `/webhook-endpoints/${endpoint.id}`, { is_active: active });
+        const sample = await measure(service, key, write, load);
+        (active ? withEndpoint : withoutEndpoint).push(sample);
+        progress(`[webhooks ${round}/${load.rounds}] POST /contacts ${active ? 'with' : 'without'} an endpoint: ${Math.round(sample.perSecond)} req/s`);
+      }
+    }
+    // Let the deliveries of the load finish before timing anything else.
+    const count = async (endpointId: string, status: string) => (await api('GET', `/webhook-endpoints/${endpointId}/deliveries?status=${status}&per_page=1`)).total as number;
+    await waitFor(async () => (await count(endpoint.id, 'pending')) === 0, 120_000);
+
+    // 2. From a write's answer to its first attempt at the receiver, at 200 writes/s.
+    const answered = new Map<string, number>();
+    const since = new Date().toISOString();
+    const paced: Promise<void>[] = [];
+    const started = performance.now();
+    for (let i = 0; i < WRITES_PER_SECOND * PACED_SECONDS && !interrupted(); i += 1) {
+      const due = started + (i * 1000) / WRITES_PER_SECOND;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      paced.push(api('POST', '/contacts', { first_name: 'Paced', email: `paced-${i}-${Date.now()}@bench.example` }).then((c: { id: string }) => void answered.set(c.id, performance.now())));
+    }
+    await Promise.all(paced);
+    await waitFor(async () => [...answered.keys()].every((id) => hook.arrivals.has(id)), 60_000);
+    const delays = [...answered].map(([id, at]) => hook.arrivals.get(id)! - at).sort((a, b) => a - b);
+    const latency = { writes: answered.size, delivered: delays.length, p50: percentile(delays, 50), p95: percentile(delays, 95), max: delays.at(-1) ?? 0 };
+    progress(`[webhooks] ${WRITES_PER_SECOND} writes/s for ${PACED_SECONDS} s: answer to first attempt p50 ${latency.p50.toFixed(0)} ms, p95 ${latency.p95.toFixed(0)} ms`);
+
+    // 3. A backlog: the paced writes' events replayed to a second endpoint, inactive until the clock starts.
+    const second = await api('POST', '/webhook-endpoints', { url: hook.url, events: ['contact.created'], is_active: false });
+    const { queued } = await api('POST', `/webhook-endpoints/${second.id}/replay`, { since });
+    const drainStart = performance.now();
+    await api('PUT', `/webhook-endpoints/${second.id}`, { is_active: true });
+    await waitFor(async () => (await count(second.id, 'succeeded')) === queued, 120_000);
+    const seconds = (performance.now() - drainStart) / 1000;
+    const drain = { deliveries: queued as number, seconds, perSecond: queued / seconds };
+    progress(`[webhooks] drained ${queued} deliveries in ${seconds.toFixed(2)} s: ${Math.round(drain.perSecond)}/s`);
+    return { withoutEndpoint, withEndpoint, latency, drain };
+  } finally {
+    await hook.close();
+  }
+}
+
+async function waitFor(done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!(await done())) {
+    if (performance.now() > until) throw new Error('the webhook benchmark timed out waiting for deliveries');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

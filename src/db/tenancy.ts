@@ -49,6 +49,23 @@ export function workspaceOf(db: object): string {
 const define = (on: object, name: string, value: unknown) => Object.defineProperty(on, name, { value, enumerable: true });
 
 /**
+ * A property made on first read, then kept: a transaction's client is scoped anew for
+ * each transaction, which uses two or three of the models (and Prisma makes a model's
+ * delegate on a transaction's client only when it is read).
+ */
+export function defineLazily(on: object, name: string, make: () => unknown): void {
+  Object.defineProperty(on, name, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = make();
+      define(on, name, value);
+      return value;
+    },
+  });
+}
+
+/**
  * A Prisma client that can only see and write one workspace's rows.
  *
  * Every model operation gets `workspaceId` added to its filter and forced onto the
@@ -66,10 +83,12 @@ export function scopeToWorkspace(prisma: Db, workspaceId: string): Db {
   Object.defineProperty(scoped, WORKSPACE, { value: workspaceId });
   const base = prisma as unknown as Record<string, Record<Operation, (args: unknown) => unknown>>;
   for (const { model, delegate } of MODELS) {
-    const from = base[delegate]!;
-    const wrapped = Object.create(null) as Record<Operation, (args?: Record<string, any>) => unknown>;
-    for (const operation of OPERATIONS) wrapped[operation] = (args) => from[operation](scopedArgs(model, operation, args, workspaceId));
-    define(scoped, delegate, Object.freeze(wrapped));
+    defineLazily(scoped, delegate, () => {
+      const from = base[delegate]!;
+      const wrapped = Object.create(null) as Record<Operation, (args?: Record<string, any>) => unknown>;
+      for (const operation of OPERATIONS) wrapped[operation] = (args) => from[operation](scopedArgs(model, operation, args, workspaceId));
+      return Object.freeze(wrapped);
+    });
   }
   // A transaction's own client has no $transaction (Prisma does not nest them).
   const { $transaction } = prisma as unknown as { $transaction?: (arg: unknown, options?: unknown) => Promise<unknown> };

@@ -4,10 +4,10 @@ import { newId } from '../db/ids.js';
 import { searchText } from '../db/search.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
+import { saveEvents } from '../events/outbox.js';
 import { EventRecorder } from '../events/recorder.js';
 import type { Context } from '../graphql/context.js';
 import { represent } from '../graphql/schema.js';
-import { queueDeliveries } from '../webhooks/queue.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
 
 /**
@@ -523,9 +523,8 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   await db.paymentTransaction.createMany({ data: transactions });
   await db.paymentTransactionEvent.createMany({ data: events });
   loaded(transactions.length, `payment transactions, ${events.length} events`);
-  const recorded = await recorder.flush((rows) => tx.event.createMany({ data: rows }));
-  // Sent by the running service's workers (they poll), to endpoints the workspace may already have.
-  await queueDeliveries(reading.db, recorded);
+  // Delivered by the running service's workers (they poll), to endpoints the workspace may already have.
+  const { events: recorded } = await saveEvents(reading.db, recorder);
   loaded(recorded.length, 'events (one per record)');
 
   return { loaded: true, workspaceId, counts: await countDemoRows(tx, workspaceId) };

@@ -2,13 +2,13 @@ import { atomically } from '../db/locks.js';
 import type { Context } from '../graphql/context.js';
 import { type Actor, EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
-import { deliveriesQueued, queueDeliveries } from '../webhooks/queue.js';
+import { activeEndpoints, deliveriesFor, deliveriesQueued } from '../webhooks/queue.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that
  * records every record it writes, and the events are inserted in that transaction
  * before it commits (no change without its event, no event without its change). A
- * write conflict runs the whole of it again. The events are queued for the workspace's
+ * write that lost a race runs again. The events are queued for the workspace's
  * subscribed webhook endpoints in the same transaction, and this process's delivery
  * worker is woken once it commits.
  */
@@ -29,12 +29,29 @@ export async function writeWithEvents<T>(
     const db = tx as unknown as Context['db'];
     const recorder = new EventRecorder(represent, { ...context, db }, origin);
     const result = await work(recorder.client(db));
-    const events = await recorder.flush((rows) => db.event.createMany({ data: rows }));
-    if ((await queueDeliveries(db, events)) > 0) committed.push(deliveriesQueued);
+    const { events, deliveries } = await saveEvents(db, recorder);
+    if (deliveries > 0) committed.push(deliveriesQueued);
     return { result, events };
   }).finally(() => {
     context.afterCommit = undefined;
   });
   for (const fn of committed) fn();
   return written;
+}
+
+/**
+ * Inserts what `recorder` recorded, and its deliveries to the workspace's subscribed
+ * endpoints, with the transaction's client `db`. The REST objects and the endpoints are
+ * read at once, and the two inserts sent together: a transaction holds its locks (on
+ * SQLite, the database's one writer) for as few round trips as can be.
+ */
+export async function saveEvents(db: Context['db'], recorder: EventRecorder): Promise<{ events: EventRow[]; deliveries: number }> {
+  if (!recorder.wroteAnything) return { events: [], deliveries: 0 };
+  const [events, endpoints] = await Promise.all([recorder.events(), activeEndpoints(db)]);
+  const deliveries = deliveriesFor(events, endpoints);
+  await Promise.all([
+    events.length > 0 ? db.event.createMany({ data: events }) : undefined,
+    deliveries.length > 0 ? db.webhookDelivery.createMany({ data: deliveries }) : undefined,
+  ]);
+  return { events, deliveries: deliveries.length };
 }

@@ -1,6 +1,6 @@
 import { newId } from '../db/ids.js';
 import { joinable } from '../db/locks.js';
-import { MODELS, OPERATIONS, type Operation } from '../db/tenancy.js';
+import { MODELS, OPERATIONS, type Operation, defineLazily } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import type { RestObject, Represent } from './representation.js';
 import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel } from './resources.js';
@@ -56,13 +56,15 @@ export class EventRecorder {
     const base = tx as unknown as Record<string, Delegate>;
     for (const { model, delegate } of MODELS) {
       const tracked = TRACKED_MODELS[model];
-      if (!tracked || !base[delegate]) continue;
-      const from = base[delegate];
-      const wrapped = Object.create(null) as Delegate;
-      for (const operation of OPERATIONS) {
-        wrapped[operation] = READS.has(operation) ? (args) => from[operation](args) : (args) => this.write(tracked, from, operation, args ?? {});
-      }
-      Object.defineProperty(client, delegate, { value: Object.freeze(wrapped), enumerable: true });
+      if (!tracked) continue;
+      defineLazily(client, delegate, () => {
+        const from = base[delegate]!;
+        const wrapped = Object.create(null) as Delegate;
+        for (const operation of OPERATIONS) {
+          wrapped[operation] = READS.has(operation) ? (args) => from[operation](args) : (args) => this.write(tracked, from, operation, args ?? {});
+        }
+        return Object.freeze(wrapped);
+      });
     }
     return client as T;
   }
@@ -130,8 +132,13 @@ export class EventRecorder {
     return first;
   }
 
-  /** The events of everything written so far, inserted in one statement; returns them. */
-  async flush(insert: (rows: EventRow[]) => Promise<unknown>): Promise<EventRow[]> {
+  /** Whether anything was written through the client (a mutation refused before its first write has nothing to record). */
+  get wroteAnything(): boolean {
+    return this.#touched.size > 0;
+  }
+
+  /** The events of everything written so far, each with its record's REST object read now. */
+  async events(): Promise<EventRow[]> {
     const written = [...this.#touched.values()].filter((t) => t.kind === 'created' || t.before !== null);
     if (written.length === 0) return [];
     const objects = await Promise.all(written.map((t) => (t.kind === 'deleted' ? t.before : this.represent(t.resource, t.id, this.reading))));
@@ -155,7 +162,6 @@ export class EventRecorder {
         createdAt,
       });
     });
-    if (rows.length > 0) await insert(rows);
     return rows;
   }
 }

@@ -18,22 +18,16 @@ export function eventPayload(row: StoredEvent): string {
 
 export const endpointPatterns = (events: string): string[] => JSON.parse(events) as string[];
 
-/**
- * Queues each event for every active endpoint of the workspace whose patterns match its
- * type, in the caller's transaction (the one that recorded the events). Returns how many
- * deliveries it queued.
- */
-export async function queueDeliveries(db: Context['db'], events: EventRow[]): Promise<number> {
-  if (events.length === 0) return 0;
-  const endpoints = await db.webhookEndpoint.findMany({ where: { isActive: true }, select: { id: true, events: true } });
-  if (endpoints.length === 0) return 0;
+/** The workspace's active endpoints and their patterns (the caller's client: its transaction, its workspace). */
+export const activeEndpoints = (db: Context['db']) => db.webhookEndpoint.findMany({ where: { isActive: true }, select: { id: true, events: true } });
+
+/** A delivery of each event to every endpoint whose patterns match its type. */
+export function deliveriesFor(events: EventRow[], endpoints: { id: string; events: string }[]) {
   const now = new Date();
-  const rows = endpoints.flatMap((endpoint) => {
+  return endpoints.flatMap((endpoint) => {
     const patterns = endpointPatterns(endpoint.events);
     return events.filter((event) => patterns.some((p) => typeMatches(p, event.type))).map((event) => deliveryRow(event, endpoint.id, now));
   });
-  if (rows.length > 0) await db.webhookDelivery.createMany({ data: rows });
-  return rows.length;
 }
 
 /** A new pending delivery of an event to an endpoint, due now. */

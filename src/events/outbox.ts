@@ -1,8 +1,9 @@
 import { atomically } from '../db/locks.js';
+import { insertRows } from '../db/raw-insert.js';
 import type { Context } from '../graphql/context.js';
 import { type Actor, EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
-import { activeEndpoints, deliveriesFor, deliveriesQueued } from '../webhooks/queue.js';
+import { type DeliveryRow, activeEndpoints, deliveriesFor, deliveriesQueued } from '../webhooks/queue.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that
@@ -39,6 +40,9 @@ export async function writeWithEvents<T>(
   return written;
 }
 
+const EVENT_COLUMNS = ['id', 'workspaceId', 'type', 'resource', 'recordId', 'actor', 'requestId', 'data', 'createdAt'] as const satisfies readonly (keyof EventRow)[];
+const DELIVERY_COLUMNS = ['id', 'workspaceId', 'endpointId', 'eventId', 'eventType', 'payload', 'nextAttemptAt', 'createdAt'] as const satisfies readonly (keyof DeliveryRow)[];
+
 /**
  * Inserts what `recorder` recorded, and its deliveries to the workspace's subscribed
  * endpoints, with the transaction's client `db`. The REST objects and the endpoints are
@@ -50,8 +54,8 @@ export async function saveEvents(db: Context['db'], recorder: EventRecorder): Pr
   const [events, endpoints] = await Promise.all([recorder.events(), activeEndpoints(db)]);
   const deliveries = deliveriesFor(events, endpoints);
   await Promise.all([
-    events.length > 0 ? db.event.createMany({ data: events }) : undefined,
-    deliveries.length > 0 ? db.webhookDelivery.createMany({ data: deliveries }) : undefined,
+    insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c]))),
+    insertRows(db, 'WebhookDelivery', DELIVERY_COLUMNS, deliveries.map((d) => DELIVERY_COLUMNS.map((c) => d[c]))),
   ]);
   return { events, deliveries: deliveries.length };
 }

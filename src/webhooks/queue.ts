@@ -1,4 +1,5 @@
 import { newId } from '../db/ids.js';
+import { workspaceOf } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import type { EventRow } from '../events/recorder.js';
 import { typeMatches } from '../events/resources.js';
@@ -18,8 +19,12 @@ export function eventPayload(row: StoredEvent): string {
 
 export const endpointPatterns = (events: string): string[] => JSON.parse(events) as string[];
 
-/** The workspace's active endpoints and their patterns (the caller's client: its transaction, its workspace). */
-export const activeEndpoints = (db: Context['db']) => db.webhookEndpoint.findMany({ where: { isActive: true }, select: { id: true, events: true } });
+/**
+ * The workspace's active endpoints and their patterns, with the caller's client (its
+ * transaction): raw SQL, as it runs for every write (see insertRows), so the workspace is spelled out.
+ */
+export const activeEndpoints = (db: Context['db']) =>
+  db.$queryRaw<{ id: string; events: string }[]>`SELECT "id", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ${workspaceOf(db)} AND "isActive" = ${true}`;
 
 /** A delivery of each event to every endpoint whose patterns match its type. */
 export function deliveriesFor(events: EventRow[], endpoints: { id: string; events: string }[]) {
@@ -29,6 +34,8 @@ export function deliveriesFor(events: EventRow[], endpoints: { id: string; event
     return events.filter((event) => patterns.some((p) => typeMatches(p, event.type))).map((event) => deliveryRow(event, endpoint.id, now));
   });
 }
+
+export type DeliveryRow = ReturnType<typeof deliveryRow>;
 
 /** A new pending delivery of an event to an endpoint, due now. */
 export function deliveryRow(event: StoredEvent, endpointId: string, now: Date) {

@@ -172,8 +172,8 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
 
   const loop: Loop = {
     name: 'webhook-deliveries',
-    // Under a stream of writes, each commit's wake-up would start a round of one delivery: 20 ms lets them gather.
-    wakeIntervalMs: 20,
+    // Under a stream of writes, each commit's wake-up would start a round of one delivery: 100 ms lets them gather.
+    wakeIntervalMs: 100,
     async run(stopping) {
       if (stopping()) return pollMs;
       const room = concurrency - inFlight;

@@ -1,10 +1,12 @@
-import type { Config } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { represent } from '../graphql/schema.js';
 import { onDeliveriesQueued } from '../webhooks/queue.js';
 import { createDeliveryWorker } from '../webhooks/worker.js';
 import { type RunningLoops, startLoops } from './loops.js';
+
+const DEFAULTS = loadConfig({});
 
 export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
   Partial<Pick<Config, 'WEBHOOKS_DELIVER' | 'WEBHOOK_TIMEOUT_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_DISABLE_AFTER_FAILURES' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
@@ -18,17 +20,18 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
  * webhook delivery worker, woken at once by this process's commits that queue deliveries.
  */
 export function startBackgroundWork(database: Database, config: BackgroundConfig): Pick<RunningLoops, 'stop'> {
-  const deliver = config.WEBHOOKS_DELIVER ?? true;
-  const worker = deliver
+  // What the caller leaves out is the environment's default (config.ts holds each one once).
+  const settings = { ...DEFAULTS, ...config };
+  const worker = settings.WEBHOOKS_DELIVER
     ? createDeliveryWorker(database.prisma, represent, {
-        timeoutMs: (config.WEBHOOK_TIMEOUT_SECONDS ?? 10) * 1000,
-        scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE ?? [5, 300, 1800, 7200, 18000, 36000, 36000],
-        disableAfterFailures: config.WEBHOOK_DISABLE_AFTER_FAILURES ?? 100,
-        allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
+        timeoutMs: settings.WEBHOOK_TIMEOUT_SECONDS * 1000,
+        scheduleSeconds: settings.WEBHOOK_RETRY_SCHEDULE,
+        disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
+        allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         pollMs: config.webhookPollMs,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.prisma, config.EVENT_RETENTION_DAYS), ...(worker ? [worker.loop] : [])]);
+  const loops = startLoops([eventRetentionLoop(database.prisma, settings.EVENT_RETENTION_DAYS), ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake(() => loops.wake('webhook-deliveries', true));
   const unsubscribe = worker ? onDeliveriesQueued(wake) : () => {};

@@ -184,21 +184,23 @@ builder.mutationFields((t) => ({
     description: 'Sends a `webhook_endpoint.test` event to this endpoint alone, whatever its patterns; the event is not kept in the log.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      const endpoint = await orNotFound(ctx.db.webhookEndpoint.findUnique({ where: { id }, select: { id: true, url: true, description: true, events: true, isActive: true, disabledReason: true, createdAt: true, updatedAt: true } }), 'Webhook endpoint');
-      const object = { id: endpoint.id, url: endpoint.url, description: endpoint.description, events: endpointPatterns(endpoint.events), is_active: endpoint.isActive, disabled_reason: endpoint.disabledReason, created_at: endpoint.createdAt.toISOString(), updated_at: endpoint.updatedAt.toISOString() };
+      // The endpoint as its GET answers, as every event's object is (loaded here: the schema module imports this one).
+      const { represent } = await import('../../graphql/schema.js');
+      const object = await represent('webhook_endpoint', id, ctx);
+      if (!object) throw notFound('Webhook endpoint');
       const now = new Date();
       const event = {
         id: newId(),
         workspaceId: ctx.workspace.id,
         type: 'webhook_endpoint.test',
         resource: 'webhook_endpoint',
-        recordId: endpoint.id,
+        recordId: id,
         actor: JSON.stringify(ctx.actor),
         requestId: ctx.requestId,
         data: JSON.stringify({ object, previous_attributes: null }),
         createdAt: now,
       };
-      const row = deliveryRow(event, endpoint.id, now);
+      const row = deliveryRow(event, id, now);
       wakeAfterCommit(ctx);
       return ctx.db.webhookDelivery.create({ ...query, data: row });
     },

@@ -1,4 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compactListCounts } from '../src/db/list-counts.js';
+import { databaseUrl } from './support/file-database.js';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';
 
 // A page's `total` for contacts, deals and payment transactions comes from counters the
@@ -154,5 +157,74 @@ describe('stored list totals', () => {
     expect(await total(api, '/contacts')).toBe(20 - 8 + 10 + 1);
     // Another workspace's list is its own.
     expect(await total(await newClient(app), '/contacts')).toBe(0);
+  });
+  // Without slots, every writer to a workspace waited on one counter row until the first
+  // one committed: PostgreSQL served about 200 writes/s in one workspace (docs/performance.md).
+  describe.runIf(process.env.TEST_PROVIDER === 'postgresql')('on PostgreSQL, in a slot per connection', () => {
+    const connect = async () => {
+      const client = new pg.Client({ connectionString: databaseUrl() });
+      await client.connect();
+      return client;
+    };
+    const insertContact = (c: pg.Client, workspaceId: string, email: string) =>
+      c.query(`INSERT INTO "Contact" ("id", "workspaceId", "firstName", "email", "properties", "search", "updatedAt") VALUES ($1, $2, 'Slot', $3, '{}', 'slot', now())`, [
+        `slot-${email}-${Date.now()}`,
+        workspaceId,
+        email,
+      ]);
+    const slots = async (workspaceId: string) =>
+      (await app.database.prisma.$queryRaw<{ slot: number; rows: number }[]>`SELECT "slot", "rows" FROM "ListCount" WHERE "workspaceId" = ${workspaceId} AND "list" = 'Contact' AND "bucket" = '' ORDER BY "slot"`).map(
+        (r) => ({ slot: Number(r.slot), rows: Number(r.rows) }),
+      );
+
+    it('let two open transactions add contacts to one workspace without waiting for each other', async () => {
+      const api = await newClient(app);
+      const [first, second] = [await connect(), await connect()];
+      try {
+        await first.query('BEGIN');
+        await insertContact(first, api.workspaceId, 'one@example.com');
+        // Waiting for the first transaction's lock would fail at once instead of hanging.
+        await second.query("BEGIN; SET LOCAL lock_timeout = '1ms'");
+        await insertContact(second, api.workspaceId, 'two@example.com');
+        await second.query('COMMIT');
+        await first.query('COMMIT');
+      } finally {
+        await Promise.all([first.end(), second.end()]);
+      }
+      expect(await total(api, '/contacts')).toBe(2);
+    });
+
+    it('are folded into slot 0, leaving a slot an open transaction holds for the next fold', async () => {
+      const api = await newClient(app);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => api.post('/contacts', { first_name: 'C', email: `c${i}@example.com` })));
+      expect((await slots(api.workspaceId)).every((s) => s.slot !== 0)).toBe(true);
+      const holder = await connect();
+      try {
+        const pid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+        await insertContact(holder, api.workspaceId, 'committed@example.com');
+        // The holder's slot row, locked by the open transaction's second contact.
+        await holder.query('BEGIN');
+        await insertContact(holder, api.workspaceId, 'held@example.com');
+        expect(await compactListCounts(app.database)).toBeGreaterThan(0);
+        expect(await slots(api.workspaceId)).toEqual([
+          { slot: 0, rows: 20 },
+          { slot: pid, rows: 1 },
+        ]);
+        expect(await total(api, '/contacts')).toBe(21);
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      expect(await total(api, '/contacts')).toBe(22);
+      await compactListCounts(app.database);
+      expect(await slots(api.workspaceId)).toEqual([{ slot: 0, rows: 22 }]);
+      // Statements of at most `batch` rows, until every slot of every workspace is folded.
+      await Promise.all(Array.from({ length: 5 }, (_, i) => api.post('/contacts', { first_name: 'D', email: `d${i}@example.com` })));
+      const [{ left }] = await app.database.prisma.$queryRaw<[{ left: bigint }]>`SELECT count(*) AS "left" FROM "ListCount" WHERE "slot" <> 0`;
+      expect(Number(left)).toBeGreaterThan(0);
+      expect(await compactListCounts(app.database, () => false, 1)).toBe(Number(left));
+      expect(await slots(api.workspaceId)).toEqual([{ slot: 0, rows: 27 }]);
+      expect(await total(api, '/contacts')).toBe(27);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { type Config, loadConfig } from '../config.js';
 import type { Database } from '../db/client.js';
+import { listCountCompactionLoop } from '../db/list-counts.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { represent } from '../graphql/schema.js';
 import { onDeliveriesQueued } from '../webhooks/queue.js';
@@ -16,8 +17,9 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
 
 /**
  * Every loop a serving process runs beside its requests (each process of a cluster, each
- * instance on one database): the event purge and, unless WEBHOOKS_DELIVER=false, the
- * webhook delivery worker, woken at once by this process's commits that queue deliveries.
+ * instance on one database): the event purge, the fold of the list counters' slots and,
+ * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
+ * process's commits that queue deliveries.
  */
 export function startBackgroundWork(database: Database, config: BackgroundConfig): Pick<RunningLoops, 'stop'> {
   // What the caller leaves out is the environment's default (config.ts holds each one once).
@@ -31,7 +33,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         pollMs: config.webhookPollMs,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.prisma, settings.EVENT_RETENTION_DAYS), ...(worker ? [worker.loop] : [])]);
+  const loops = startLoops([eventRetentionLoop(database.prisma, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database), ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake(() => loops.wake('webhook-deliveries', true));
   const unsubscribe = worker ? onDeliveriesQueued(wake) : () => {};

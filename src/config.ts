@@ -48,6 +48,10 @@ const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  // The public checkout routes' limit per client address (API.md section 7); 0 disables it.
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  // A checkout still pending this long is canceled and gives its coupon redemption back.
+  CHECKOUT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
   // Set: the rate limit is counted in Redis, shared by every process that uses the same server and prefix.
   REDIS_URL: z
     .string()

@@ -14,12 +14,14 @@ const config = loadConfig();
 const target = resolveDatabase(config.DATABASE_URL);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const limit = config.RATE_LIMIT_PER_MINUTE;
+// The public routes' limit per client address is counted in the same store (under its own keys).
+const counting = limit > 0 || config.PUBLIC_RATE_LIMIT_PER_MINUTE > 0;
 const listeningLine = (url: string, detail: string) =>
   `Salesgraph listening on ${url} (${detail}): REST ${url}/api/v1, GraphQL ${url}/graphql`;
 
 /** Redis when REDIS_URL is set (and there is a limit); a REDIS_URL that does not answer ends the start. */
 async function redisStore(): Promise<RateLimitStore | undefined> {
-  if (!config.REDIS_URL || limit === 0) return undefined;
+  if (!config.REDIS_URL || !counting) return undefined;
   try {
     return await connectRedisStore({ url: config.REDIS_URL, prefix: config.RATE_LIMIT_REDIS_PREFIX, limit });
   } catch (error) {
@@ -70,7 +72,7 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
 
 if (cluster.isWorker) {
   // Forked by the primary below, which has migrated: the count is Redis's or the primary's.
-  const store = (await redisStore()) ?? (limit > 0 ? primaryRateLimitStore(limit) : undefined);
+  const store = (await redisStore()) ?? (counting ? primaryRateLimitStore(limit) : undefined);
   await serve(await openDatabase(target), store);
 } else {
   // Redis first: a REDIS_URL that does not answer stops the start before anything changes.
@@ -81,7 +83,7 @@ if (cluster.isWorker) {
     await Promise.all([database.close(), store?.close?.()]);
     runPrimary({
       workers: config.WEB_CONCURRENCY,
-      limiter: limit > 0 && !store ? new RateLimiter(limit) : undefined,
+      limiter: counting && !store ? new RateLimiter(limit) : undefined,
       log,
       announce: (url) => log(listeningLine(url, `${target.provider}, ${config.WEB_CONCURRENCY} processes`)),
     });

@@ -3,8 +3,11 @@ import { Request, Response } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { DEFAULT_SETTINGS, type Settings } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
-import { restRoutes } from './modules/index.js';
+import { publicRoutes, restRoutes } from './modules/index.js';
+import { createPublicGate } from './modules/checkouts/public-gate.js';
+import { createPayPages } from './modules/checkouts/pages.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
@@ -44,20 +47,36 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
 
-/** One handler for everything: /healthz, /graphql and /api/v1. */
+/** The paths that take no key: the checkout's public API, the providers' webhooks and the payment pages. */
+const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || path.startsWith('/api/v1/provider-webhooks/') || path.startsWith('/pay/');
+
+/** One handler for everything: /healthz, /graphql, /api/v1 and the payment pages. */
 export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore) {
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, { allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false });
-  const rest = createRestAdapter(schema, restRoutes, gate, createIdempotency(database.prisma));
+  const settings: Settings = {
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
+    checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
+  };
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings);
+  const idempotency = createIdempotency(database.prisma);
+  const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
+  const publicGate = createPublicGate(database, config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore, settings);
+  const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
+  const pay = createPayPages(schema, publicGate);
   const graphql = createGraphQL(schema, gate);
   const cors = createCors(config.CORS_ORIGINS ?? []);
+  // The public routes answer no browser of another origin, whatever CORS_ORIGINS lists.
+  const closed = createCors([]);
   const apiDocs = createApiDocs(openApiDocument());
 
-  return createServerAdapter((request: Request) => serve(request, { requestId: requestIdOf(request) }));
+  // On node:http the adapter's server context carries the Node request, and so the peer's address.
+  return createServerAdapter((request: Request, server: object) =>
+    serve(request, { requestId: requestIdOf(request), clientAddress: (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress }),
+  );
 
   async function serve(request: Request, facts: RequestFacts): Promise<Response> {
     const started = performance.now();
@@ -67,11 +86,13 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     const preflight = isPreflight(request);
     const url = new URL(request.url);
     const path = url.pathname;
+    const isPublic = isPublicPath(path);
+    const origins = isPublic ? closed : cors;
     try {
       // Preflights carry no key: answered here, whatever the path, before any route or key check.
       if (preflight) {
         facts.route = 'CORS preflight';
-        response = cors.preflight(request);
+        response = origins.preflight(request);
       } else if (path === '/healthz') {
         response = request.method === 'GET' || head ? await health(database) : json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
       } else if (path === '/graphql') {
@@ -79,6 +100,7 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);
       } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request, facts);
       else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path, facts);
+      else if (isPublic) response = path.startsWith('/pay/') ? await pay(request, facts, url) : await publicRest(request, facts, url);
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, facts, url);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
@@ -94,7 +116,7 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
       response.headers.delete('Allow');
       response.headers.set('Allow', allow.replace(/\bGET\b/, 'GET, HEAD'));
     }
-    if (!preflight) cors.decorate(request, response);
+    if (!preflight) origins.decorate(request, response);
     if (head) response = withoutBody(response);
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.

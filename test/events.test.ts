@@ -272,6 +272,41 @@ const GRAPHQL_WRITES: Record<string, () => Promise<Write>> = {
     const id = await make('/payment-links', { name: 'Doomed', amount: 5, currency: 'USD', payment_provider_account_id: f.account.id });
     return { send: () => api.graphql('mutation ($id: ID!) { deletePaymentLink(id: $id) }', { id }), events: () => [['payment_link.deleted', id]] };
   },
+  // The payer's checkout (run by the public API, here through GraphQL with a key): the new contact and the transaction.
+  createCheckout: async () => {
+    const account = await make('/payment-provider-accounts', { name: 'Test', provider: 'test' });
+    const link = (await created(api.post('/payment-links', { name: 'Pay me', amount: 20, currency: 'USD', payment_provider_account_id: account }))) as { id: string; public_token: string };
+    expect((await api.post(`/payment-links/${link.id}/activate`)).status).toBe(200);
+    const email = `payer-${unique()}@example.com`;
+    let ids: string[] = [];
+    return {
+      send: async () => {
+        const reply = await api.graphql('mutation ($t: String!, $input: CreateCheckoutInput!) { createCheckout(publicToken: $t, input: $input) { checkoutId } }', {
+          t: link.public_token,
+          input: { payer: { name: 'Pat Payer', email } },
+        });
+        ids = [(await api.get(`/contacts?email=${email}`)).body.data[0].id, (await api.get(`/payment-transactions?search=${reply.body.data.createCheckout.checkoutId}`)).body.data[0].id];
+        return reply;
+      },
+      events: () => [
+        ['contact.created', ids[0]!],
+        ['payment_transaction.created', ids[1]!],
+      ],
+    };
+  },
+  // A provider's webhook (REST checks its signature; GraphQL with a key runs the same ingestion).
+  recordProviderEvent: async () => {
+    const reference = `pi_${unique()}`;
+    const id = await make('/payment-transactions', { payment_link_id: f.link.id, provider_reference: reference, amount: 3, currency: 'USD' });
+    return {
+      send: () =>
+        api.graphql('mutation ($a: ID!, $input: ProviderEventInput!) { recordProviderEvent(accountId: $a, input: $input) { created } }', {
+          a: f.link.payment_provider_account_id ?? f.account.id,
+          input: { type: 'payment.paid', status: 'paid', providerReference: `evt_${unique()}`, transactionProviderReference: reference, occurredAt: new Date().toISOString() },
+        }),
+      events: () => [['payment_transaction.updated', id]],
+    };
+  },
 };
 
 /** The root field a route's document runs. */

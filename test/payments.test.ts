@@ -43,10 +43,12 @@ async function transaction(api: Client, paymentLink: { id: string }, body: Recor
 describe('payment provider accounts', () => {
   it('creates and lists with exactly the specified fields', async () => {
     const api = await newClient(app);
-    const created = await account(api);
+    const { webhook_secret: secret, ...created } = await account(api);
     expect(Object.keys(created).sort()).toEqual(ACCOUNT_FIELDS);
     expect(created).toMatchObject({ name: 'Stripe main', provider: 'stripe' });
     expect(created.created_at).toMatch(ISO);
+    // The provider webhooks' secret (API.md section 7): `whsec_` + base64 of 32 bytes, in the create answer only.
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const list = await api.get('/payment-provider-accounts');
     expect(list.body).toEqual({ current_page: 1, per_page: 15, total: 1, last_page: 1, data: [created] });
   });

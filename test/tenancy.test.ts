@@ -323,12 +323,14 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
     const type = recordTypeOf(field);
     const inputType = inputArg && (getNamedType(inputArg.type) as GraphQLInputObjectType);
     // An input about no record type (a replay's `since`) gets a sample of each required field.
-    const input = inputType && (type ? inputFrom(inputType, type, (n) => n) : sampleInput(inputType));
+    // (A required field the record has no value for, as a provider event's transaction reference, gets a sample.)
+    const input = inputType && (type ? { ...sampleInput(inputType), ...inputFrom(inputType, type, (n) => n) } : sampleInput(inputType));
     const named = getNamedType(field.type);
     const selection = isObjectType(named) ? `{ __typename }` : '';
     const args = [...idArgs.map((a) => `${a.name}: $id`), ...(inputArg ? [`${inputArg.name}: $input`] : [])];
     const document = `mutation ($id: ID!${inputArg ? `, $input: ${String(inputArg.type)}` : ''}) { ${name}(${args.join(', ')}) ${selection} }`;
-    if (!name.startsWith('delete') && type) {
+    // A provider's event names its transaction by the provider's reference, which no sample input has: test/checkout.test.ts ingests one.
+    if (!name.startsWith('delete') && type && name !== 'recordProviderEvent') {
       // On the stranger's own record (of the type the id names), the same mutation works.
       const ownIds = [...stranger.records.entries()].filter(([t]) => name.toLowerCase().includes(t.toLowerCase())).flatMap(([, rs]) => rs.map((r) => r.id as string));
       const results = await Promise.all(ownIds.map((id) => stranger.api.graphql(document, { id, input })));

@@ -1,14 +1,17 @@
 import { createAuthenticator } from '../auth/api-keys.js';
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
-import type { Context } from '../graphql/context.js';
+import { type Context, DEFAULT_SETTINGS, type Settings } from '../graphql/context.js';
 import { logError } from '../log.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from './rate-limit.js';
 import type { RequestFacts } from './request-facts.js';
 
 export type Admission =
   | { ok: true; context: Context; headers: Record<string, string> }
-  | { ok: false; status: 401 | 429; message: string; headers: Record<string, string> };
+  | { ok: false; status: 401 | 404 | 429; message: string; headers: Record<string, string> };
+
+/** What the REST adapter asks before running a route: who calls, with the route's path parameters (the public routes' credential is in the path). */
+export type Admit = (request: Request, facts: RequestFacts, params: Record<string, string>) => Promise<Admission>;
 
 /**
  * Counts a request, or lets it through uncounted (`undefined`) when the store fails:
@@ -36,7 +39,7 @@ function failingOpen(store: RateLimitStore) {
  * limit is counted in `store` when one is given (Redis, or a cluster's primary), else
  * in this process's memory.
  */
-export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number, settings: Context['settings'] = { allowPrivateNetworks: false }) {
+export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number, settings: Settings = DEFAULT_SETTINGS) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = failingOpen(limiter);
   const authenticate = createAuthenticator(database.prisma, keyRecheckMs);
@@ -70,7 +73,14 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     return {
       ok: true,
       headers,
-      context: { db: scopedFor(caller.workspace.id), workspace: caller.workspace, requestId, actor: { type: 'api_key', id: caller.keyId, name: caller.keyName }, settings },
+      context: {
+        db: scopedFor(caller.workspace.id),
+        workspace: caller.workspace,
+        requestId,
+        actor: { type: 'api_key', id: caller.keyId, name: caller.keyName },
+        origin: new URL(request.url).origin,
+        settings,
+      },
     };
   };
 }

@@ -4,7 +4,7 @@ import { type RateLimitHit, type RateLimitStore, RateLimiter } from './rate-limi
 // Both sides of one IPC exchange: a worker asks the cluster primary, which holds the one
 // in-memory count, so the limit is exact across workers with nothing else to run.
 interface Ask {
-  rateLimitAsk: { id: number; key: string };
+  rateLimitAsk: { id: number; key: string; limit?: number };
 }
 interface Answer {
   rateLimitAnswer: { id: number; hit: RateLimitHit };
@@ -30,11 +30,11 @@ export function primaryRateLimitStore(limit: number): RateLimitStore {
   });
   return {
     limit,
-    hit: (key) =>
+    hit: (key, keyLimit) =>
       new Promise((resolve, reject) => {
         const id = (lastId += 1);
         waiting.set(id, { resolve, reject });
-        const ask: Ask = { rateLimitAsk: { id, key } };
+        const ask: Ask = { rateLimitAsk: { id, key, limit: keyLimit } };
         process.send!(ask, undefined, undefined, (error: Error | null) => {
           if (!error) return;
           waiting.delete(id);
@@ -48,8 +48,8 @@ export function primaryRateLimitStore(limit: number): RateLimitStore {
 export function answerRateLimitAsks(worker: Worker, limiter: RateLimiter): void {
   worker.on('message', async (message) => {
     if (!isAsk(message)) return;
-    const { id, key } = message.rateLimitAsk;
-    const answer: Answer = { rateLimitAnswer: { id, hit: await limiter.hit(key) } };
+    const { id, key, limit } = message.rateLimitAsk;
+    const answer: Answer = { rateLimitAnswer: { id, hit: await limiter.hit(key, limit) } };
     // A worker that has just exited cannot be answered; its request is gone too.
     if (worker.isConnected()) worker.send(answer, undefined, undefined, () => {});
   });

@@ -96,9 +96,9 @@ export async function connectRedisStore({ url, prefix, limit }: RedisStoreOption
   connected = true;
   return {
     limit,
-    async hit(key) {
+    async hit(key, keyLimit = limit) {
       const { count, msLeft } = await within(ANSWER_TIMEOUT_MS, client.rateLimitHit(prefix + key, WINDOW_MS));
-      return decide(limit, count, msLeft);
+      return decide(keyLimit, count, msLeft);
     },
     // Closed once the server has drained, so no hit waits; a graceful QUIT would wait on a silent Redis.
     async close() {

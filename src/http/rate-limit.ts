@@ -13,7 +13,8 @@ export interface RateLimitHit {
  */
 export interface RateLimitStore {
   readonly limit: number;
-  hit(key: string): Promise<RateLimitHit>;
+  /** `limit`: another limit than the store's own, for keys of another kind (client addresses of the public routes). */
+  hit(key: string, limit?: number): Promise<RateLimitHit>;
   close?(): Promise<void>;
 }
 
@@ -38,7 +39,7 @@ export class RateLimiter implements RateLimitStore {
   ) {}
 
   /** Counts one request. */
-  async hit(key: string): Promise<RateLimitHit> {
+  async hit(key: string, limit = this.limit): Promise<RateLimitHit> {
     const now = this.now();
     let w = this.windows.get(key);
     if (!w || now - w.start >= WINDOW_MS) {
@@ -47,7 +48,7 @@ export class RateLimiter implements RateLimitStore {
       this.windows.set(key, w);
     }
     w.count += 1;
-    return decide(this.limit, w.count, w.start + WINDOW_MS - now);
+    return decide(limit, w.count, w.start + WINDOW_MS - now);
   }
 
   private sweep(now: number) {

@@ -5,6 +5,8 @@
  */
 export interface RequestFacts {
   readonly requestId: string;
+  /** The peer's IP address (the public routes' rate limit counts by it). */
+  readonly clientAddress?: string;
   /** The caller's workspace, once the key is accepted. */
   workspaceId?: string;
   /** The route template (`GET /contacts/{id}`): ids stay out of the access log. */

@@ -43,7 +43,16 @@ const drained = new WeakSet<Request>();
 /** Whether the whole body was read, so the connection is ready for the next request. */
 export const bodyDrained = (request: Request) => drained.has(request);
 
-export async function readBody(request: Request): Promise<{ ok: true; bytes: Buffer } | typeof TOO_LARGE> {
+// A body is read once: a later read (the provider webhook's route after its gate checked the signature) gets the same bytes.
+const bodies = new WeakMap<Request, Promise<{ ok: true; bytes: Buffer } | typeof TOO_LARGE>>();
+
+export function readBody(request: Request): Promise<{ ok: true; bytes: Buffer } | typeof TOO_LARGE> {
+  let read = bodies.get(request);
+  if (!read) bodies.set(request, (read = readBodyOnce(request)));
+  return read;
+}
+
+async function readBodyOnce(request: Request): Promise<{ ok: true; bytes: Buffer } | typeof TOO_LARGE> {
   if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return TOO_LARGE;
   const chunks: Uint8Array[] = [];
   let size = 0;

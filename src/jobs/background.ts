@@ -1,6 +1,7 @@
 import { type Config, loadConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import { listCountCompactionLoop } from '../db/list-counts.js';
+import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { represent } from '../graphql/schema.js';
 import { onDeliveriesQueued } from '../webhooks/queue.js';
@@ -10,14 +11,14 @@ import { type RunningLoops, startLoops } from './loops.js';
 const DEFAULTS = loadConfig({});
 
 export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
-  Partial<Pick<Config, 'WEBHOOKS_DELIVER' | 'WEBHOOK_TIMEOUT_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_DISABLE_AFTER_FAILURES' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
+  Partial<Pick<Config, 'CHECKOUT_EXPIRY_MINUTES' | 'WEBHOOKS_DELIVER' | 'WEBHOOK_TIMEOUT_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_DISABLE_AFTER_FAILURES' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
     /** Tests: how often the delivery worker looks for due deliveries no commit of this process announced. */
     webhookPollMs?: number;
   };
 
 /**
  * Every loop a serving process runs beside its requests (each process of a cluster, each
- * instance on one database): the event purge, the fold of the list counters' slots and,
+ * instance on one database): the event purge, the fold of the list counters' slots, the checkout expiry and,
  * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
  * process's commits that queue deliveries.
  */
@@ -33,7 +34,9 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         pollMs: config.webhookPollMs,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.prisma, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database), ...(worker ? [worker.loop] : [])]);
+  const loops = startLoops([eventRetentionLoop(database.prisma, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),
+    checkoutExpiryLoop(database.prisma, represent, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES }),
+    ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake(() => loops.wake('webhook-deliveries', true));
   const unsubscribe = worker ? onDeliveriesQueued(wake) : () => {};

@@ -15,6 +15,7 @@ import './payment-coupons/payment-coupons.schema.js';
 import './payment-transactions/payment-transactions.schema.js';
 import './workspaces/workspaces.schema.js';
 import './webhook-endpoints/webhook-endpoints.schema.js';
+import './checkouts/checkouts.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
@@ -25,7 +26,8 @@ import { dealRoutes } from './deals/deals.rest.js';
 import { paymentCouponRoutes } from './payment-coupons/payment-coupons.rest.js';
 import { paymentLinkRoutes } from './payment-links/payment-links.rest.js';
 import { paymentProviderAccountRoutes } from './payment-provider-accounts/payment-provider-accounts.rest.js';
-import { paymentTransactionRoutes } from './payment-transactions/payment-transactions.rest.js';
+import { paymentTransactionRoutes, providerWebhookRoutes } from './payment-transactions/payment-transactions.rest.js';
+import { checkoutRoutes } from './checkouts/checkouts.rest.js';
 import { pipelineRoutes } from './pipelines/pipelines.rest.js';
 import { productRoutes } from './products/products.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
@@ -53,3 +55,6 @@ export const restRoutes = [
   ...eventRoutes,
   ...webhookEndpointRoutes,
 ];
+
+/** The routes that take no key (API.md section 7): the payer's, and the providers' signed webhooks. */
+export const publicRoutes = [...checkoutRoutes, ...providerWebhookRoutes];

@@ -1,7 +1,7 @@
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
 import type { Context } from '../graphql/context.js';
 import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
-import type { Gate } from '../http/gate.js';
+import type { Admit } from '../http/gate.js';
 import { errorBody, json, readJsonBody, sentBody } from '../http/responses.js';
 import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
@@ -64,7 +64,7 @@ const bucketOf = (segments: string[]) => `${segments.length} ${segments[0]}`;
  * The REST face: each route runs its GraphQL operation in-process with the same
  * context as /graphql, and maps error codes to statuses. No business logic here.
  */
-export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Gate, idempotent: Idempotency, prefix = '/api/v1') {
+export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Admit, idempotent: Idempotency, prefix = '/api/v1') {
   const routes: RouteTable = new Map();
   for (const r of table) {
     const route = { ...r, segments: splitPath(r.path), compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`) };
@@ -99,7 +99,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     }
 
     facts.route = `${request.method} ${prefix}${found.route.path}`;
-    const admission = await gate(request, facts);
+    const admission = await gate(request, facts, found.params);
     const headers = { ...base, ...admission.headers };
     if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);
     const refuse = (errors: FieldErrors) => respond(unprocessable(invalid(errors)), headers);

@@ -27,3 +27,20 @@ export function webhookHeaders(
     'webhook-signature': signatureHeader(secrets, id, timestamp, body),
   };
 }
+
+/**
+ * Whether `body` carries a valid Standard Webhooks signature by `secret` in `headers`,
+ * sent at most 5 minutes from now (the library's tolerance, against replays).
+ */
+export function verifySignature(secret: string, body: Buffer, headers: Headers): boolean {
+  try {
+    new Webhook(secret).verify(body, {
+      'webhook-id': headers.get('webhook-id') ?? '',
+      'webhook-timestamp': headers.get('webhook-timestamp') ?? '',
+      'webhook-signature': headers.get('webhook-signature') ?? '',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import { scopeToWorkspace } from '../db/tenancy.js';
+import { DEFAULT_SETTINGS, systemContext } from '../graphql/context.js';
 import { writeWithEvents } from '../events/outbox.js';
 import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
@@ -158,13 +158,8 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       UPDATE "WebhookEndpoint" SET "consecutiveFailures" = "consecutiveFailures" + 1 WHERE "id" = ${delivery.endpointId} RETURNING "consecutiveFailures"`;
     if (!counted || Number(counted.consecutiveFailures) < config.disableAfterFailures) return;
     // Disabled as any write is: through the recorder, so `webhook_endpoint.updated` is recorded (actor: the service itself).
-    const context = {
-      db: scopeToWorkspace(prisma, delivery.workspaceId),
-      workspace: { id: delivery.workspaceId, defaultCurrency: 'USD' },
-      requestId: '',
-      actor: { type: 'system' } as const,
-      settings: { allowPrivateNetworks: config.allowPrivateNetworks },
-    };
+    // The workspace's currency plays no part in disabling an endpoint.
+    const context = systemContext(prisma, { id: delivery.workspaceId, defaultCurrency: 'USD' }, { ...DEFAULT_SETTINGS, allowPrivateNetworks: config.allowPrivateNetworks });
     await writeWithEvents(context, represent, { actor: context.actor, requestId: null }, (db) =>
       db.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, isActive: true }, data: { isActive: false, disabledReason: 'failing' } }),
     );

@@ -181,3 +181,13 @@ builder.mutationFields((t) => ({
     resolve: (_root, { id }, ctx) => deleteById(ctx.db.contact, id, 'Contact'),
   }),
 }));
+
+/**
+ * The checkout's payer as a contact (API.md section 7): the workspace's contact with the
+ * e-mail, left unchanged, or a new one with the payer's name. Runs in the checkout's
+ * transaction: a concurrent checkout creating the same e-mail makes it run again.
+ */
+export async function contactForPayer(ctx: Context, payer: { firstName: string; lastName: string | null; email: string }): Promise<string> {
+  const found = await byEmail(ctx, payer.email);
+  return found ? found.id : (await insertContact(ctx, payer, { select: { id: true } })).id;
+}

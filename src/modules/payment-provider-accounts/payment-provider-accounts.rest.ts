@@ -1,6 +1,7 @@
 import { routes } from '../../rest/route.js';
 
 const ACCOUNT = 'fragment PaymentProviderAccountFields on PaymentProviderAccount { id name provider createdAt }';
+const WITH_SECRET = 'fragment PaymentProviderAccountWithSecretFields on PaymentProviderAccountWithSecret { id name provider createdAt webhookSecret }';
 
 export const paymentProviderAccountRoutes = routes(
   {
@@ -18,6 +19,6 @@ export const paymentProviderAccountRoutes = routes(
   {
     method: 'POST',
     path: '/payment-provider-accounts',
-    document: `mutation ($input: CreatePaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountFields } } ${ACCOUNT}`,
+    document: `mutation ($input: CreatePaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountWithSecretFields } } ${WITH_SECRET}`,
   },
 );

@@ -4,17 +4,37 @@ import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { parseInput } from '../../validation/parse.js';
+import { newWebhookSecret } from '../../webhooks/signing.js';
 import { CreatePaymentProviderAccountInput, PaymentProviderAccountListArgs, UpdatePaymentProviderAccountInput } from './payment-provider-accounts.input.js';
+
+// The field builder both account types share (the one create answers adds the webhook secret).
+type AccountFieldBuilder = Parameters<NonNullable<Parameters<typeof builder.prismaObject<'PaymentProviderAccount', any, any, any, any>>[1]['fields']>>[0];
+const accountFields = (t: AccountFieldBuilder) => ({
+  id: t.exposeID('id'),
+  name: t.exposeString('name'),
+  provider: t.exposeString('provider', { description: 'The integration, e.g. `stripe`; `test` is the built-in test provider.' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+});
 
 export const PaymentProviderAccount = builder.prismaObject('PaymentProviderAccount', {
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    provider: t.exposeString('provider', { description: 'The integration, e.g. `stripe`.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    ...accountFields(t),
     paymentLinks: t.relation('paymentLinks', { ...pagedRelation(t, { id: 'asc' }) }),
     transactions: t.relation('transactions', { ...pagedRelation(t, { id: 'desc' }), description: 'Newest first.' }),
+  }),
+});
+
+/** The answer of create: the account and, this once, the secret its provider signs webhooks with. */
+const PaymentProviderAccountWithSecret = builder.prismaObject('PaymentProviderAccount', {
+  variant: 'PaymentProviderAccountWithSecret',
+  fields: (t) => ({
+    ...accountFields(t),
+    webhookSecret: t.string({
+      description: 'The Standard Webhooks secret (`whsec_...`) that signs the provider\'s webhooks to POST /api/v1/provider-webhooks/{id}: shown only now.',
+      select: { webhookSecret: true },
+      resolve: (account) => account.webhookSecret!,
+    }),
   }),
 });
 
@@ -46,11 +66,11 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createPaymentProviderAccount: t.prismaField({
-    type: PaymentProviderAccount,
+    type: PaymentProviderAccountWithSecret,
     args: { input: t.arg({ type: PaymentProviderAccountInputs.create, required: true }) },
     resolve: (query, _root, { input }, ctx) => {
       const data = parseInput(CreatePaymentProviderAccountInput, input, ctx);
-      return ctx.db.paymentProviderAccount.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id) } });
+      return ctx.db.paymentProviderAccount.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), webhookSecret: newWebhookSecret() } });
     },
   }),
   updatePaymentProviderAccount: t.prismaField({

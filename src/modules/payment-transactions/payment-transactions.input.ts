@@ -35,3 +35,6 @@ export const PaymentTransactionListArgs = z.object({
   status: z.enum(PAYMENT_STATUSES).optional(),
   search: z.string().max(255).optional(),
 });
+
+/** A provider's webhook (POST /api/v1/provider-webhooks/{account}): an event, and the provider's reference of its transaction. */
+export const ProviderEventInput = AppendPaymentTransactionEventInput.extend({ transactionProviderReference: providerReference() });

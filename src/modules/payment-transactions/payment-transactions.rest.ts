@@ -40,3 +40,14 @@ export const paymentTransactionRoutes = routes(
     unwrap: (data: { appendPaymentTransactionEvent: { event: unknown } }) => data.appendPaymentTransactionEvent.event,
   },
 );
+
+/** The providers' door (no key: the body is signed with the account's webhook secret, checked before the route runs). */
+export const providerWebhookRoutes = routes({
+  method: 'POST',
+  path: '/provider-webhooks/{accountId}',
+  document: `mutation ($accountId: ID!, $input: ProviderEventInput!) {
+    recordProviderEvent(accountId: $accountId, input: $input) { created event { ...PaymentTransactionEventFields } }
+  } ${EVENT}`,
+  status: (data: { recordProviderEvent: { created: boolean } }) => createdOr200(data.recordProviderEvent.created),
+  unwrap: (data: { recordProviderEvent: { event: unknown } }) => data.recordProviderEvent.event,
+});

@@ -1,3 +1,4 @@
+import { settleCheckout } from '../checkouts/redemptions.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { atomically, lockRow } from '../../db/locks.js';
 import { matching, searchText } from '../../db/search.js';
@@ -9,7 +10,7 @@ import { MAX_PER_PAGE, pagedRelation, pageType, paginate, storedCounts } from '.
 import { orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
-import { AppendPaymentTransactionEventInput, PAYMENT_STATUSES, PaymentTransactionListArgs, RecordPaymentTransactionInput } from './payment-transactions.input.js';
+import { AppendPaymentTransactionEventInput, PAYMENT_STATUSES, PaymentTransactionListArgs, ProviderEventInput, RecordPaymentTransactionInput } from './payment-transactions.input.js';
 
 const RESOURCE = 'Payment transaction';
 
@@ -81,6 +82,15 @@ const AppendPaymentTransactionEventInputType = inputTypeFrom('AppendPaymentTrans
   type: t.string(),
   status: t.field({ type: PaymentStatusEnum }),
   providerReference: t.string(),
+  payload: t.field({ type: 'JSON', description: 'An object; default {}.' }),
+  occurredAt: t.field({ type: 'DateTime' }),
+}));
+
+const ProviderEventInputType = inputTypeFrom('ProviderEventInput', ProviderEventInput, (t) => ({
+  type: t.string(),
+  status: t.field({ type: PaymentStatusEnum }),
+  providerReference: t.string({ description: "The event's own reference at the provider (a re-delivery repeats it)." }),
+  transactionProviderReference: t.string({ description: "The transaction's reference at the provider." }),
   payload: t.field({ type: 'JSON', description: 'An object; default {}.' }),
   occurredAt: t.field({ type: 'DateTime' }),
 }));
@@ -192,6 +202,23 @@ builder.mutationFields((t) => ({
       return { created, transaction: row };
     },
   }),
+  recordProviderEvent: t.field({
+    type: AppendPaymentTransactionEventPayload,
+    description: "A provider's report on one of its account's transactions, ingested as POST /payment-transactions/{id}/events ingests (the REST route checks the provider's signature).",
+    args: { accountId: t.arg.id({ required: true }), input: t.arg({ type: ProviderEventInputType, required: true }) },
+    resolve: async (_root, { accountId, input }, ctx) => {
+      await orNotFound(ctx.db.paymentProviderAccount.findUnique({ where: { id: accountId }, select: { id: true } }), 'Payment provider account');
+      const { transactionProviderReference, ...data } = parseInput(ProviderEventInput, input, ctx);
+      const transaction = await orNotFound(
+        ctx.db.paymentTransaction.findUnique({
+          where: { providerAccountId_providerReference: { providerAccountId: accountId, providerReference: transactionProviderReference } },
+          select: { id: true },
+        }),
+        RESOURCE,
+      );
+      return ingestEvent(ctx, transaction.id, data);
+    },
+  }),
   appendPaymentTransactionEvent: t.field({
     type: AppendPaymentTransactionEventPayload,
     description:
@@ -200,14 +227,24 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { transactionId, input }, ctx) => {
       await orNotFound(ctx.db.paymentTransaction.findUnique({ where: { id: transactionId }, select: { id: true } }), RESOURCE);
       const data = parseInput(AppendPaymentTransactionEventInput, input, ctx);
-      const { created, row } = await once(
-        () => ctx.db.paymentTransactionEvent.findUnique({ where: { transactionId_providerReference: { transactionId, providerReference: data.providerReference } } }),
-        () => appendEvent(ctx, transactionId, data),
-      );
-      return { created, event: row };
+      return ingestEvent(ctx, transactionId, data);
     },
   }),
 }));
+
+export type PaymentEventData = ReturnType<typeof AppendPaymentTransactionEventInput.parse>;
+
+/**
+ * Ingestion, for every source (the API, provider webhooks, the test provider, checkout
+ * expiry): the event once per provider reference, and the status from the latest event.
+ */
+export async function ingestEvent(ctx: Context, transactionId: string, data: PaymentEventData) {
+  const { created, row } = await once(
+    () => ctx.db.paymentTransactionEvent.findUnique({ where: { transactionId_providerReference: { transactionId, providerReference: data.providerReference } } }),
+    () => appendEvent(ctx, transactionId, data),
+  );
+  return { created, event: row };
+}
 
 /**
  * Inserts the event and sets the transaction's status from its latest event, in one
@@ -215,12 +252,13 @@ builder.mutationFields((t) => ({
  * one transaction take turns, so each sees every event committed before it and the
  * last to commit sets the right status.
  */
-function appendEvent(ctx: Context, transactionId: string, data: ReturnType<typeof AppendPaymentTransactionEventInput.parse>) {
+function appendEvent(ctx: Context, transactionId: string, data: PaymentEventData) {
   return atomically(ctx.db, async (tx) => {
     await lockRow(tx, 'paymentTransaction', transactionId);
     const event = await tx.paymentTransactionEvent.create({ data: { ...data, ...newRow(ctx.workspace.id), transactionId } });
     const latest = await tx.paymentTransactionEvent.findFirstOrThrow({ where: { transactionId }, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], select: { status: true } });
     await tx.paymentTransaction.update({ where: { id: transactionId }, data: { status: latest.status }, select: { id: true } });
+    await settleCheckout(tx, transactionId, latest.status);
     return event;
   });
 }

@@ -1,0 +1,330 @@
+import { randomBytes } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import { atomically } from '../../db/locks.js';
+import { searchText } from '../../db/search.js';
+import { newRow } from '../../db/tenancy.js';
+import { builder } from '../../graphql/builder.js';
+import type { Context } from '../../graphql/context.js';
+import { ErrorCode, invalidField } from '../../graphql/errors.js';
+import { inputTypeFrom } from '../../graphql/inputs.js';
+import { type Quote, type QuoteLink, fromMinor, installmentPlan, linkSubtotal, quote } from '../../payments/money.js';
+import { adapterFor } from '../../payments/providers.js';
+import { parseInput } from '../../validation/parse.js';
+import { contactForPayer } from '../contacts/contacts.schema.js';
+import { CheckoutQuoteInput, CreateCheckoutInput } from './checkouts.input.js';
+import { CHECKOUT_NOT_FOUND, LINK_NOT_FOUND } from './public-gate.js';
+import { redeemable, takeRedemption } from './redemptions.js';
+
+const COUPON_NOT_VALID = 'The coupon is not valid.';
+const cannotBePaid = () => new GraphQLError('This payment link cannot be paid.', { extensions: { code: ErrorCode.BadUserInput } });
+const cannotBePaidOnline = () => new GraphQLError('This payment link cannot be paid online.', { extensions: { code: ErrorCode.BadUserInput } });
+/** At least 32 URL-safe random characters (43 here), as the payer's checkout_id. */
+const newCheckoutToken = () => randomBytes(32).toString('base64url');
+
+// --- What a payer sees: never an internal id (workspace, account, coupon, product, transaction).
+
+interface ShownAmounts {
+  currency: string;
+  subtotal: number;
+  discount: number;
+  total: number;
+  interest: number;
+  installments: number;
+  installmentAmount: number;
+  schedule: { number: number; amount: number; dueDate: string }[];
+  coupon: { code: string; type: string; value: number } | null;
+}
+
+const PublicProduct = builder.objectRef<{ name: string; price: number; currency: string }>('PublicProduct').implement({
+  fields: (t) => ({ name: t.exposeString('name'), price: t.exposeFloat('price'), currency: t.exposeString('currency') }),
+});
+
+const InstallmentOption = builder
+  .objectRef<{ installments: number; installmentAmount: number; total: number; interest: number }>('InstallmentOption')
+  .implement({
+    description: 'Paying the link in `installments` monthly payments: `installmentAmount` is the last one (the first may carry the remainder).',
+    fields: (t) => ({
+      installments: t.exposeInt('installments'),
+      installmentAmount: t.exposeFloat('installmentAmount'),
+      total: t.exposeFloat('total'),
+      interest: t.exposeFloat('interest'),
+    }),
+  });
+
+interface ShownLink {
+  publicToken: string;
+  name: string;
+  description: string | null;
+  currency: string;
+  subtotal: number;
+  products: { name: string; price: number; currency: string }[];
+  isRecurring: boolean;
+  intervalUnit: string;
+  intervalCount: number;
+  billingCycles: number | null;
+  maxInstallments: number;
+  interestRate: number;
+  installmentOptions: { installments: number; installmentAmount: number; total: number; interest: number }[];
+}
+
+const PublicPaymentLink = builder.objectRef<ShownLink>('PublicPaymentLink').implement({
+  description: 'An active payment link as its payer sees it (GET /api/v1/public/payment-links/{public_token}).',
+  fields: (t) => ({
+    publicToken: t.exposeString('publicToken'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { nullable: true }),
+    currency: t.exposeString('currency'),
+    subtotal: t.exposeFloat('subtotal'),
+    products: t.field({ type: [PublicProduct], resolve: (l) => l.products }),
+    isRecurring: t.exposeBoolean('isRecurring'),
+    intervalUnit: t.exposeString('intervalUnit'),
+    intervalCount: t.exposeInt('intervalCount'),
+    billingCycles: t.exposeInt('billingCycles', { nullable: true }),
+    maxInstallments: t.exposeInt('maxInstallments'),
+    interestRate: t.exposeFloat('interestRate'),
+    installmentOptions: t.field({ type: [InstallmentOption], resolve: (l) => l.installmentOptions }),
+  }),
+});
+
+const ScheduleEntry = builder.objectRef<ShownAmounts['schedule'][number]>('CheckoutScheduleEntry').implement({
+  fields: (t) => ({ number: t.exposeInt('number'), amount: t.exposeFloat('amount'), dueDate: t.exposeString('dueDate', { description: 'YYYY-MM-DD (UTC).' }) }),
+});
+
+const QuotedCoupon = builder.objectRef<NonNullable<ShownAmounts['coupon']>>('QuotedCoupon').implement({
+  fields: (t) => ({ code: t.exposeString('code'), type: t.exposeString('type'), value: t.exposeFloat('value') }),
+});
+
+const amountFields = (t: any) => ({
+  currency: t.exposeString('currency'),
+  subtotal: t.exposeFloat('subtotal'),
+  discount: t.exposeFloat('discount'),
+  total: t.exposeFloat('total', { description: 'What the payer pays (at each charge, for a recurring link).' }),
+  interest: t.exposeFloat('interest'),
+  installments: t.exposeInt('installments'),
+  installmentAmount: t.exposeFloat('installmentAmount', { description: "The last installment's amount." }),
+  schedule: t.field({ type: [ScheduleEntry], resolve: (q: ShownAmounts) => q.schedule }),
+  coupon: t.field({ type: QuotedCoupon, nullable: true, resolve: (q: ShownAmounts) => q.coupon }),
+});
+
+const CheckoutQuote = builder.objectRef<ShownAmounts>('CheckoutQuote').implement({ fields: (t) => amountFields(t) });
+
+const NextActionType = builder.objectRef<{ type: string; url: string }>('CheckoutNextAction').implement({
+  fields: (t) => ({ type: t.exposeString('type', { description: '`redirect`: send the payer to `url`.' }), url: t.exposeString('url') }),
+});
+
+interface ShownCheckout extends ShownAmounts {
+  checkoutId: string;
+  status: string;
+  paymentLink: { name: string; publicToken: string };
+  nextAction: { type: string; url: string } | null;
+}
+
+const PublicCheckout = builder.objectRef<ShownCheckout>('Checkout').implement({
+  description: "A payer's checkout of a payment link: its status is its payment transaction's.",
+  fields: (t) => ({
+    checkoutId: t.exposeString('checkoutId'),
+    status: t.exposeString('status'),
+    ...amountFields(t),
+    paymentLink: t.field({
+      type: builder.objectRef<{ name: string; publicToken: string }>('CheckoutPaymentLink').implement({
+        fields: (l) => ({ name: l.exposeString('name'), publicToken: l.exposeString('publicToken') }),
+      }),
+      resolve: (c) => c.paymentLink,
+    }),
+    nextAction: t.field({ type: NextActionType, nullable: true, description: 'Where the payer goes next, while the checkout is pending.', resolve: (c) => c.nextAction }),
+  }),
+});
+
+const CheckoutQuoteInputType = inputTypeFrom('CheckoutQuoteInput', CheckoutQuoteInput, (t) => ({
+  installments: t.int({ description: '1..the link\'s max_installments (1 for a recurring link); default 1.' }),
+  couponCode: t.string({ description: 'Case-insensitive.' }),
+}));
+
+const CheckoutPayerInput = builder.inputType('CheckoutPayerInput', { fields: (t) => ({ name: t.string(), email: t.string() }) });
+
+const CreateCheckoutInputType = inputTypeFrom('CreateCheckoutInput', CreateCheckoutInput, (t) => ({
+  installments: t.int({ description: "1..the link's max_installments (1 for a recurring link); default 1." }),
+  couponCode: t.string({ description: 'Case-insensitive.' }),
+  payer: t.field({ type: CheckoutPayerInput, description: 'Becomes a contact (by e-mail; an existing one is not changed).' }),
+}));
+
+// --- Reading a link as the checkout needs it.
+
+const LINK_SELECT = {
+  id: true, publicToken: true, name: true, description: true, amount: true, currency: true, isActive: true,
+  maxInstallments: true, interestRate: true, isRecurring: true, intervalUnit: true, intervalCount: true, billingCycles: true,
+  providerAccountId: true, providerAccount: { select: { provider: true } },
+  products: { select: { name: true, price: true, currency: true }, orderBy: { id: 'asc' } },
+} as const;
+
+/** An active link of the caller's workspace by its public token (a public caller's gate found it; a key's caller may name another workspace's: 404 alike). */
+async function activeLink(ctx: Context, publicToken: string) {
+  const link = await ctx.db.paymentLink.findUnique({ where: { publicToken }, select: LINK_SELECT });
+  if (!link?.isActive) throw new GraphQLError(LINK_NOT_FOUND, { extensions: { code: ErrorCode.NotFound } });
+  return link;
+}
+type ActiveLink = Awaited<ReturnType<typeof activeLink>>;
+
+const quoteLink = (link: ActiveLink): QuoteLink => ({ ...link, products: link.products });
+
+function showLink(link: ActiveLink): ShownLink {
+  const subtotal = linkSubtotal(link);
+  if (subtotal === undefined) throw cannotBePaid();
+  const money = (minor: bigint) => fromMinor(minor, link.currency);
+  const options = Array.from({ length: link.isRecurring ? 1 : link.maxInstallments }, (_, k) => {
+    const plan = installmentPlan(subtotal, k + 1, link.interestRate);
+    return { installments: k + 1, installmentAmount: money(plan.installmentAmount), total: money(plan.total), interest: money(plan.interest) };
+  });
+  return {
+    publicToken: link.publicToken,
+    name: link.name,
+    description: link.description,
+    currency: link.currency,
+    subtotal: money(subtotal),
+    products: link.products.map((p) => ({ name: p.name, price: p.price.toNumber(), currency: p.currency })),
+    isRecurring: link.isRecurring,
+    intervalUnit: link.intervalUnit,
+    intervalCount: link.intervalCount,
+    billingCycles: link.billingCycles,
+    maxInstallments: link.maxInstallments,
+    interestRate: link.interestRate.toNumber(),
+    installmentOptions: options,
+  };
+}
+
+/** The coupon a code names for this link, if it may be redeemed now; else 422 on coupon_code, the same for every cause. */
+async function couponFor(ctx: Context, link: ActiveLink, code: string | undefined, now: Date) {
+  if (code === undefined) return null;
+  const coupon = await ctx.db.paymentCoupon.findUnique({
+    where: { workspaceId_codeKey: { workspaceId: ctx.workspace.id, codeKey: code.trim().toLowerCase() } },
+    select: { id: true, code: true, type: true, value: true, paymentLinkId: true, isActive: true, expiresAt: true, maxRedemptions: true, timesRedeemed: true },
+  });
+  if (!coupon || coupon.paymentLinkId !== link.id || !redeemable(coupon, now)) throw invalidField('coupon_code', COUPON_NOT_VALID);
+  return coupon;
+}
+
+/** The amounts of paying `link` in `installments` with `coupon`; 422 on installments outside the link's choices. */
+function amounts(link: ActiveLink, installments: number, coupon: { code: string; type: string; value: { toNumber(): number } } | null, now: Date): ShownAmounts & { quote: Quote } {
+  const most = link.isRecurring ? 1 : link.maxInstallments;
+  if (installments > most) throw invalidField('installments', most === 1 ? 'The installments field must be 1.' : `The installments field must be between 1 and ${most}.`);
+  const quoted = quote(quoteLink(link), { installments, coupon: coupon as never, today: now });
+  if (!quoted) throw cannotBePaid();
+  const money = (minor: bigint) => fromMinor(minor, link.currency);
+  return {
+    quote: quoted,
+    currency: link.currency,
+    subtotal: money(quoted.subtotal),
+    discount: money(quoted.discount),
+    total: money(quoted.total),
+    interest: money(quoted.interest),
+    installments: quoted.installments,
+    installmentAmount: money(quoted.installmentAmount),
+    schedule: quoted.schedule.map((s) => ({ number: s.number, amount: money(s.amount), dueDate: s.due_date })),
+    coupon: coupon && { code: coupon.code, type: coupon.type, value: coupon.value.toNumber() },
+  };
+}
+
+/** `name` as first and last name: the last word is the last name ("Ada King Lovelace" → "Ada King", "Lovelace"). */
+function splitName(name: string): { firstName: string; lastName: string | null } {
+  const at = name.lastIndexOf(' ');
+  return at > 0 ? { firstName: name.slice(0, at).trim(), lastName: name.slice(at + 1) } : { firstName: name, lastName: null };
+}
+
+/** The stored checkout, as the payer sees it. */
+async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout> {
+  const checkout = await ctx.db.checkout.findUnique({
+    where: { token },
+    select: {
+      token: true,
+      paymentLink: { select: { name: true, publicToken: true, providerAccount: { select: { provider: true } } } },
+      transaction: { select: { status: true, metadata: true } },
+    },
+  });
+  if (!checkout) throw new GraphQLError(CHECKOUT_NOT_FOUND, { extensions: { code: ErrorCode.NotFound } });
+  const shown = (checkout.transaction.metadata as unknown as { checkout: { amounts: ShownAmounts } }).checkout.amounts;
+  const adapter = adapterFor(checkout.paymentLink.providerAccount.provider);
+  const pending = checkout.transaction.status === 'pending';
+  return {
+    ...shown,
+    checkoutId: checkout.token,
+    status: checkout.transaction.status,
+    paymentLink: { name: checkout.paymentLink.name, publicToken: checkout.paymentLink.publicToken },
+    nextAction: pending && adapter && ctx.origin ? adapter.nextAction({ checkoutId: checkout.token, origin: ctx.origin }) : null,
+  };
+}
+
+builder.queryFields((t) => ({
+  publicPaymentLink: t.field({
+    type: PublicPaymentLink,
+    description: 'An active payment link by its public token, with its amounts and installment options (no key needed through the public API).',
+    args: { publicToken: t.arg.string({ required: true }) },
+    resolve: async (_root, { publicToken }, ctx) => showLink(await activeLink(ctx, publicToken)),
+  }),
+  checkoutQuote: t.field({
+    type: CheckoutQuote,
+    description: 'What paying the link in this many installments, with this coupon, costs, and when.',
+    args: { publicToken: t.arg.string({ required: true }), input: t.arg({ type: CheckoutQuoteInputType, required: true }) },
+    resolve: async (_root, { publicToken, input }, ctx) => {
+      const link = await activeLink(ctx, publicToken);
+      const { installments, couponCode } = parseInput(CheckoutQuoteInput, input, ctx);
+      const now = new Date();
+      const shown = amounts(link, installments, await couponFor(ctx, link, couponCode, now), now);
+      return shown;
+    },
+  }),
+  checkout: t.field({
+    type: PublicCheckout,
+    description: 'A checkout by its checkout_id.',
+    args: { checkoutId: t.arg.string({ required: true }) },
+    resolve: (_root, { checkoutId }, ctx) => showCheckout(ctx, checkoutId),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCheckout: t.field({
+    type: PublicCheckout,
+    description:
+      'Starts paying a link: in one transaction, a pending payment transaction, the payer as a contact (by e-mail) and one redemption of the coupon, which never passes its max_redemptions.',
+    args: { publicToken: t.arg.string({ required: true }), input: t.arg({ type: CreateCheckoutInputType, required: true }) },
+    resolve: async (_root, { publicToken, input }, ctx) => {
+      const link = await activeLink(ctx, publicToken);
+      const { installments, couponCode, payer } = parseInput(CreateCheckoutInput, input, ctx);
+      const now = new Date();
+      const coupon = await couponFor(ctx, link, couponCode, now);
+      const shown = amounts(link, installments, coupon, now);
+      if (!adapterFor(link.providerAccount.provider)) throw cannotBePaidOnline();
+      const token = newCheckoutToken();
+      await atomically(ctx.db, async (tx) => {
+        // The contended row first, so a checkout that finds the coupon used up writes nothing.
+        if (coupon && !(await takeRedemption(tx, coupon.id, now))) throw invalidField('coupon_code', COUPON_NOT_VALID);
+        const contactId = await contactForPayer({ ...ctx, db: tx as unknown as Context['db'] }, { ...splitName(payer.name), email: payer.email });
+        const { quote: _quote, ...stored } = shown;
+        const transaction = await tx.paymentTransaction.create({
+          data: {
+            ...newRow(ctx.workspace.id),
+            status: 'pending',
+            providerReference: `checkout_${token}`,
+            referenceSearch: searchText(`checkout_${token}`),
+            providerAccountId: link.providerAccountId,
+            paymentLinkId: link.id,
+            amount: shown.total,
+            currency: link.currency,
+            metadata: { checkout: { amounts: stored, payer, contact_id: contactId } },
+          },
+          select: { id: true },
+        });
+        await tx.checkout.create({
+          data: {
+            ...newRow(ctx.workspace.id),
+            token,
+            paymentLinkId: link.id,
+            transactionId: transaction.id,
+            couponId: coupon?.id ?? null,
+            expiresAt: new Date(now.getTime() + ctx.settings.checkoutExpiryMinutes * 60_000),
+          },
+        });
+      });
+      return showCheckout(ctx, token);
+    },
+  }),
+}));

@@ -1,0 +1,278 @@
+import { readFileSync } from 'node:fs';
+import { type DocumentNode, type ExecutionResult, type GraphQLSchema, execute, parse, validate } from 'graphql';
+import { Response } from '@whatwg-node/fetch';
+import type { Context } from '../../graphql/context.js';
+import { contractError } from '../../graphql/errors.js';
+import type { Admit } from '../../http/gate.js';
+import type { RequestFacts } from '../../http/request-facts.js';
+import { readBody } from '../../http/responses.js';
+import { logError } from '../../log.js';
+import { minorUnitExponent } from '../products/minor-units.js';
+import { PUBLIC_LINK_FIELDS } from './checkouts.rest.js';
+
+/**
+ * The payer's pages (API.md section 7, "The page"): server-rendered HTML from the
+ * project's own files, working without JavaScript (forms post here) and enhanced by
+ * public/pay.js (amounts updated as the payer chooses, the checkout started with fetch).
+ * Each page runs the same GraphQL fields as the public API, behind the same gate.
+ */
+
+// The project's own assets: nothing is loaded from elsewhere, so the page works offline.
+const ASSETS: Record<string, { type: string; body: string }> = {
+  'pay.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('../../../public/pay.js', import.meta.url), 'utf8') },
+  'pay.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('../../../public/pay.css', import.meta.url), 'utf8') },
+};
+
+/** Scripts and styles from this origin only, no inline code, forms posting only here, never framed. */
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+
+const escape = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** An amount in the currency's format, with the ISO 4217 minor digits (Intl's own differ for some codes). */
+export function formatMoney(amount: number, currency: string): string {
+  const digits = minorUnitExponent(currency);
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount);
+  } catch {
+    return `${amount.toFixed(digits)} ${currency}`;
+  }
+}
+
+function page(status: number, title: string, body: string, headers: Record<string, string> = {}): Response {
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<link rel="stylesheet" href="/pay/assets/pay.css">
+<script src="/pay/assets/pay.js" defer></script>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+  return new Response(html, { status, headers: { ...PAGE_HEADERS, ...headers } });
+}
+
+const notFoundPage = (message: string, headers: Record<string, string> = {}) => page(404, 'Not found', `<h1>Not found</h1>\n<p>${escape(message)}</p>`, headers);
+
+const DOCUMENTS = {
+  link: `query ($publicToken: String!) { publicPaymentLink(publicToken: $publicToken) { ${PUBLIC_LINK_FIELDS} } }`,
+  quote: `query ($publicToken: String!, $input: CheckoutQuoteInput!) {
+    checkoutQuote(publicToken: $publicToken, input: $input) { currency subtotal discount total interest installments installmentAmount coupon { code } }
+  }`,
+  create: `mutation ($publicToken: String!, $input: CreateCheckoutInput!) { createCheckout(publicToken: $publicToken, input: $input) { checkoutId nextAction { url } } }`,
+  checkout: `query ($checkoutId: String!) { checkout(checkoutId: $checkoutId) { checkoutId status currency total installments installmentAmount paymentLink { name publicToken } nextAction { url } } }`,
+  decide: `mutation ($id: ID!, $input: AppendPaymentTransactionEventInput!) { appendPaymentTransactionEvent(transactionId: $id, input: $input) { created } }`,
+};
+
+type Link = {
+  publicToken: string; name: string; description: string | null; currency: string; subtotal: number;
+  products: { name: string; price: number; currency: string }[]; isRecurring: boolean; intervalUnit: string; intervalCount: number;
+  billingCycles: number | null; maxInstallments: number; interestRate: number;
+  installmentOptions: { installments: number; installmentAmount: number; total: number; interest: number }[];
+};
+type Quote = { currency: string; subtotal: number; discount: number; total: number; interest: number; installments: number; installmentAmount: number; coupon: { code: string } | null };
+type Problem = { status: number; message: string; errors?: Record<string, string[]> };
+
+const STATUS_TEXT: Record<string, string> = {
+  pending: 'Waiting for your payment',
+  processing: 'Processing',
+  paid: 'Paid',
+  failed: 'Payment failed',
+  refunded: 'Refunded',
+  canceled: 'Canceled',
+};
+
+export function createPayPages(schema: GraphQLSchema, gate: Admit) {
+  // Checked once at start, as the REST routes' documents are; the pages read the GraphQL names (no snake_case aliases).
+  const compiled = Object.fromEntries(
+    Object.entries(DOCUMENTS).map(([name, source]) => {
+      const document = parse(source);
+      const problems = validate(schema, document);
+      if (problems.length > 0) throw new Error(`payment page ${name}: invalid GraphQL document: ${problems.map((p) => p.message).join('; ')}`);
+      return [name, document];
+    }),
+  ) as Record<keyof typeof DOCUMENTS, DocumentNode>;
+
+  /** Runs one of the pages' documents: its field's data (snake_case, as REST), or the problem as REST would answer it. */
+  async function run<T>(name: keyof typeof DOCUMENTS, variables: Record<string, unknown>, context: Context): Promise<{ data: T } | { problem: Problem }> {
+    const result: ExecutionResult = await execute({ schema, document: compiled[name], variableValues: variables, contextValue: { ...context } });
+    if (result.errors?.length) {
+      const error = contractError(result.errors[0]!);
+      const code = error?.extensions.code;
+      if (code === 'NOT_FOUND') return { problem: { status: 404, message: error!.message } };
+      if (code === 'BAD_USER_INPUT') return { problem: { status: 422, message: error!.message, errors: error!.extensions.errors as Record<string, string[]> | undefined } };
+      throw result.errors[0];
+    }
+    return { data: Object.values(result.data as Record<string, unknown>)[0] as T };
+  }
+
+  return async function handle(request: Request, facts: RequestFacts, url: URL): Promise<Response> {
+    const segments = url.pathname.split('/').filter(Boolean).map((s) => { try { return decodeURIComponent(s); } catch { return ''; } });
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    // /pay/assets/<file>
+    if (segments[1] === 'assets' && segments.length === 3) {
+      const asset = ASSETS[segments[2]!];
+      if (!asset || method !== 'GET') return notFoundPage('No such file.');
+      return new Response(asset.body, { headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' } });
+    }
+    const route: { kind: 'link' | 'result' | 'provider'; token: string } | undefined =
+      segments.length === 2 ? { kind: 'link', token: segments[1]! }
+      : segments.length === 3 && segments[1] === 'checkouts' ? { kind: 'result', token: segments[2]! }
+      : segments.length === 4 && segments[1] === 'checkouts' && segments[3] === 'test-provider' ? { kind: 'provider', token: segments[2]! }
+      : undefined;
+    if (!route || (method !== 'GET' && method !== 'POST')) return notFoundPage('There is no such page.');
+    facts.route = `${request.method} /pay/${route.kind === 'link' ? '{public_token}' : route.kind === 'result' ? 'checkouts/{checkout_id}' : 'checkouts/{checkout_id}/test-provider'}`;
+
+    const admission = await gate(request, facts, route.kind === 'link' ? { publicToken: route.token } : { checkoutId: route.token });
+    if (!admission.ok) {
+      if (admission.status === 404) return notFoundPage(admission.message, admission.headers);
+      return page(admission.status, 'Please wait', `<h1>Please wait</h1>\n<p>${escape(admission.message)}</p>`, admission.headers);
+    }
+    const context = admission.context;
+    try {
+      if (route.kind === 'link') return await linkPage(request, method, route.token, context);
+      if (route.kind === 'result') return await resultPage(route.token, context);
+      return await providerPage(request, method, route.token, context);
+    } catch (error) {
+      logError(facts.requestId, error, facts.route);
+      return page(500, 'Something went wrong', '<h1>Something went wrong</h1>\n<p>Please try again in a moment.</p>');
+    }
+  };
+
+  async function linkPage(request: Request, method: string, publicToken: string, context: Context): Promise<Response> {
+    const shown = await run<Link>('link', { publicToken }, context);
+    if ('problem' in shown) {
+      if (shown.problem.status === 404) return notFoundPage(shown.problem.message);
+      return page(200, 'Payment link', `<h1>This payment link cannot be paid</h1>\n<p>${escape(shown.problem.message)}</p>`);
+    }
+    const link = shown.data;
+    let form: Record<string, string> = {};
+    let problem: Problem | undefined;
+    let quoted: Quote | undefined;
+    if (method === 'POST') {
+      // Without JavaScript the form posts here: "Apply" quotes, "Pay" starts the checkout.
+      const body = await readBody(request);
+      form = body.ok ? Object.fromEntries(new URLSearchParams(body.bytes.toString('utf8'))) : {};
+      const installments = Number(form.installments ?? '1');
+      const couponCode = form.coupon_code?.trim() ? form.coupon_code.trim() : undefined;
+      if (form.action === 'pay') {
+        const created = await run<{ checkoutId: string; nextAction: { url: string } | null }>('create', {
+          publicToken,
+          input: { installments, couponCode, payer: { name: form.name ?? '', email: form.email ?? '' } },
+        }, context);
+        if ('data' in created) {
+          const next = created.data.nextAction?.url ?? `/pay/checkouts/${encodeURIComponent(created.data.checkoutId)}`;
+          return new Response(null, { status: 303, headers: { Location: next, 'Cache-Control': 'no-store' } });
+        }
+        problem = created.problem;
+      }
+      const q = await run<Quote>('quote', { publicToken, input: { installments, couponCode } }, context);
+      if ('data' in q) quoted = q.data;
+      else problem ??= q.problem;
+    }
+    return page(problem ? 422 : 200, `Pay ${link.name}`, linkBody(link, form, quoted, problem));
+  }
+
+  async function resultPage(checkoutId: string, context: Context): Promise<Response> {
+    const found = await run<{ status: string; currency: string; total: number; paymentLink: { name: string; publicToken: string }; nextAction: { url: string } | null }>('checkout', { checkoutId }, context);
+    if ('problem' in found) return notFoundPage(found.problem.message);
+    const c = found.data;
+    const next = c.nextAction ? `<p><a href="${escape(c.nextAction.url)}">Continue to the payment</a></p>` : '';
+    return page(200, `${STATUS_TEXT[c.status] ?? c.status}: ${c.paymentLink.name}`, `<h1>${escape(c.paymentLink.name)}</h1>
+<p class="status status-${escape(c.status)}" role="status">Status: <strong data-status="${escape(c.status)}">${escape(STATUS_TEXT[c.status] ?? c.status)}</strong></p>
+<p>Total: ${escape(formatMoney(c.total, c.currency))}</p>
+${next}`);
+  }
+
+  /** The built-in test provider's page: Approve or Decline record payment.paid or payment.failed through ingestion. */
+  async function providerPage(request: Request, method: string, checkoutId: string, context: Context): Promise<Response> {
+    const checkout = await context.db.checkout.findUnique({
+      where: { token: checkoutId },
+      select: { transactionId: true, transaction: { select: { status: true, amount: true, currency: true, providerAccount: { select: { id: true, provider: true } } } }, paymentLink: { select: { name: true } } },
+    });
+    if (!checkout || checkout.transaction.providerAccount.provider !== 'test') return notFoundPage('This checkout is not paid with the test provider.');
+    const result = `/pay/checkouts/${encodeURIComponent(checkoutId)}`;
+    if (method === 'POST') {
+      const body = await readBody(request);
+      const decision = body.ok ? new URLSearchParams(body.bytes.toString('utf8')).get('decision') : null;
+      if (decision !== 'approve' && decision !== 'decline') return page(422, 'Test provider', '<h1>Test provider</h1>\n<p>Choose Approve or Decline.</p>');
+      if (checkout.transaction.status === 'pending') {
+        const paid = decision === 'approve';
+        const outcome = await run('decide', {
+          id: checkout.transactionId,
+          input: { type: paid ? 'payment.paid' : 'payment.failed', status: paid ? 'paid' : 'failed', providerReference: `test_${checkoutId}`, occurredAt: new Date().toISOString(), payload: { decision } },
+        }, { ...context, actor: { type: 'provider', id: checkout.transaction.providerAccount.id } });
+        if ('problem' in outcome) throw new Error(`test provider: ${outcome.problem.message}`);
+      }
+      return new Response(null, { status: 303, headers: { Location: result, 'Cache-Control': 'no-store' } });
+    }
+    if (checkout.transaction.status !== 'pending') return new Response(null, { status: 303, headers: { Location: result, 'Cache-Control': 'no-store' } });
+    const amount = formatMoney(checkout.transaction.amount.toNumber(), checkout.transaction.currency);
+    return page(200, 'Test provider', `<h1>Test provider</h1>
+<p>This page stands for a payment provider. Pay ${escape(amount)} for ${escape(checkout.paymentLink.name)}?</p>
+<form method="post" class="decision">
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="decline" class="secondary">Decline</button>
+</form>`);
+  }
+}
+
+function linkBody(link: Link, form: Record<string, string>, quoted: Quote | undefined, problem: Problem | undefined): string {
+  const money = (n: number) => escape(formatMoney(n, link.currency));
+  const chosen = quoted?.installments ?? Number(form.installments ?? 1);
+  const errorsOf = (field: string) => problem?.errors?.[field]?.join(' ') ?? '';
+  const fieldError = (field: string, id: string) => `<p class="error" id="${id}" data-error-for="${field}"${errorsOf(field) ? '' : ' hidden'}>${escape(errorsOf(field))}</p>`;
+  const products = link.products.length
+    ? `<ul class="products">${link.products.map((p) => `<li><span>${escape(p.name)}</span> <span>${escape(formatMoney(p.price, p.currency))}</span></li>`).join('')}</ul>`
+    : '';
+  const unit = link.intervalCount === 1 ? link.intervalUnit : `${link.intervalCount} ${link.intervalUnit}s`;
+  const recurrence = link.isRecurring
+    ? `<p class="recurrence">Charged every ${escape(unit)}${link.billingCycles ? `, ${link.billingCycles} times` : ', until canceled'}.</p>`
+    : '';
+  const options = link.installmentOptions
+    .map(
+      (o) => `<label class="option"><input type="radio" name="installments" value="${o.installments}"${o.installments === chosen ? ' checked' : ''}>
+<span>${o.installments === 1 ? `Pay in full: ${money(o.total)}` : `${o.installments} × ${money(o.installmentAmount)} (total ${money(o.total)}${o.interest > 0 ? `, interest ${money(o.interest)}` : ''})`}</span></label>`,
+    )
+    .join('\n');
+  const shown = quoted ?? { subtotal: link.subtotal, discount: 0, interest: link.installmentOptions[0]?.interest ?? 0, total: link.installmentOptions[0]?.total ?? link.subtotal };
+  const general = problem && !problem.errors ? `<p class="error" role="alert">${escape(problem.message)}</p>` : '';
+  return `<h1>${escape(link.name)}</h1>
+${link.description ? `<p class="description">${escape(link.description)}</p>` : ''}
+${products}
+${recurrence}
+<form method="post" id="checkout" data-public-token="${escape(link.publicToken)}" data-currency="${escape(link.currency)}" data-digits="${minorUnitExponent(link.currency)}" novalidate>
+${general}
+<fieldset${link.installmentOptions.length === 1 ? ' hidden' : ''}>
+<legend>Installments</legend>
+${options}
+</fieldset>
+${fieldError('installments', 'installments-error')}
+<div class="coupon">
+<label for="coupon_code">Coupon code</label>
+<div class="row"><input id="coupon_code" name="coupon_code" maxlength="64" autocomplete="off" value="${escape(form.coupon_code ?? '')}" aria-describedby="coupon_code-error">
+<button type="submit" name="action" value="quote" class="secondary">Apply</button></div>
+${fieldError('coupon_code', 'coupon_code-error')}
+</div>
+<dl class="amounts" id="amounts" aria-live="polite">
+<div><dt>Subtotal</dt><dd data-amount="subtotal">${money(shown.subtotal)}</dd></div>
+<div><dt>Discount</dt><dd data-amount="discount">${money(shown.discount)}</dd></div>
+<div><dt>Interest</dt><dd data-amount="interest">${money(shown.interest)}</dd></div>
+<div class="total"><dt>Total</dt><dd data-amount="total">${money(shown.total)}</dd></div>
+</dl>
+<label for="payer_name">Name</label>
+<input id="payer_name" name="name" autocomplete="name" required maxlength="255" value="${escape(form.name ?? '')}" aria-describedby="payer_name-error">
+${fieldError('payer.name', 'payer_name-error')}
+<label for="payer_email">E-mail</label>
+<input id="payer_email" name="email" type="email" autocomplete="email" required maxlength="254" value="${escape(form.email ?? '')}" aria-describedby="payer_email-error">
+${fieldError('payer.email', 'payer_email-error')}
+<button type="submit" name="action" value="pay" class="pay">Pay</button>
+</form>`;
+}

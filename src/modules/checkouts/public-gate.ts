@@ -1,0 +1,82 @@
+import type { Database } from '../../db/client.js';
+import { scopeToWorkspace } from '../../db/tenancy.js';
+import type { Actor } from '../../events/recorder.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../graphql/context.js';
+import type { Admission, Admit } from '../../http/gate.js';
+import { type RateLimitStore, RateLimiter } from '../../http/rate-limit.js';
+import { readBody } from '../../http/responses.js';
+import { logError } from '../../log.js';
+import { verifySignature } from '../../webhooks/signing.js';
+
+const refused = (status: 401 | 404 | 429, message: string, headers: Record<string, string> = {}): Admission => ({ ok: false, status, message, headers });
+export const LINK_NOT_FOUND = 'Payment link not found.';
+export const CHECKOUT_NOT_FOUND = 'Checkout not found.';
+const BAD_SIGNATURE = 'Invalid webhook signature.';
+
+/**
+ * The door of the routes that take no key: the checkout's public API (API.md section 7)
+ * and the providers' webhooks. The credential is in the path, each checked by one
+ * lookup: an active link's public token, a checkout's token, or a provider account whose
+ * webhook secret signs the body. Every request is first counted against
+ * PUBLIC_RATE_LIMIT_PER_MINUTE per client address, in the same store as the key limit
+ * (so a cluster or a Redis shares it), before any lookup.
+ */
+export function createPublicGate(database: Database, limitPerMinute: number, store?: RateLimitStore, settings: Settings = DEFAULT_SETTINGS): Admit {
+  const limiter = store ?? new RateLimiter(limitPerMinute);
+  const prisma = database.prisma;
+  let failing = false;
+
+  async function counted(address: string, requestId: string): Promise<Admission | Record<string, string>> {
+    if (limitPerMinute === 0) return {};
+    try {
+      const hit = await limiter.hit(`ip:${address}`, limitPerMinute);
+      failing = false;
+      const headers = { 'X-RateLimit-Limit': String(limitPerMinute), 'X-RateLimit-Remaining': String(hit.remaining) };
+      return hit.allowed ? headers : refused(429, 'Too Many Attempts.', { ...headers, 'Retry-After': String(hit.retryAfterSeconds) });
+    } catch (error) {
+      // As for keys: a store outage lets requests through uncounted, logged once.
+      if (!failing) logError(requestId, error, 'public rate limit store (requests pass uncounted until it answers)');
+      failing = true;
+      return {};
+    }
+  }
+
+  const admitted = (workspace: { id: string; defaultCurrency: string }, actor: Actor, request: Request, requestId: string, headers: Record<string, string>): Admission => ({
+    ok: true,
+    headers,
+    context: { db: scopeToWorkspace(prisma, workspace.id), workspace, requestId, actor, origin: new URL(request.url).origin, settings },
+  });
+
+  return async function admit(request, facts, params) {
+    const { requestId } = facts;
+    const limited = await counted(facts.clientAddress ?? 'unknown', requestId);
+    if ('ok' in limited) return limited as Admission;
+    const headers = limited as Record<string, string>;
+    const workspace = { select: { id: true, defaultCurrency: true } } as const;
+
+    if (params.publicToken !== undefined) {
+      const link = await prisma.paymentLink.findUnique({ where: { publicToken: params.publicToken }, select: { isActive: true, workspace } });
+      if (!link?.isActive) return refused(404, LINK_NOT_FOUND, headers);
+      facts.workspaceId = link.workspace.id;
+      return admitted(link.workspace, { type: 'checkout' }, request, requestId, headers);
+    }
+    if (params.checkoutId !== undefined) {
+      const checkout = await prisma.checkout.findUnique({ where: { token: params.checkoutId }, select: { workspace } });
+      if (!checkout) return refused(404, CHECKOUT_NOT_FOUND, headers);
+      facts.workspaceId = checkout.workspace.id;
+      return admitted(checkout.workspace, { type: 'checkout' }, request, requestId, headers);
+    }
+    if (params.accountId !== undefined) {
+      // No signature headers: refused before any lookup.
+      if (!request.headers.get('webhook-signature') || !request.headers.get('webhook-timestamp') || !request.headers.get('webhook-id')) return refused(401, BAD_SIGNATURE, headers);
+      const account = await prisma.paymentProviderAccount.findUnique({ where: { id: params.accountId }, select: { id: true, webhookSecret: true, workspace } });
+      if (!account?.webhookSecret) return refused(401, BAD_SIGNATURE, headers);
+      // The body is read here (bounded, as every body) and kept: the route reads the same bytes.
+      const body = await readBody(request);
+      if (!body.ok || !verifySignature(account.webhookSecret, body.bytes, request.headers)) return refused(401, BAD_SIGNATURE, headers);
+      facts.workspaceId = account.workspace.id;
+      return admitted(account.workspace, { type: 'provider', id: account.id }, request, requestId, headers);
+    }
+    throw new Error('a public route without a credential in its path');
+  };
+}

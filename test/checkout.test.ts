@@ -1,0 +1,260 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireCheckouts } from '../src/modules/checkouts/expiry.js';
+import { DEFAULT_SETTINGS } from '../src/graphql/context.js';
+import { represent } from '../src/graphql/schema.js';
+import { type TestApp, newClient, send, startApp } from './support/app.js';
+
+// API.md section 7 through the real server: the public API, checkouts, coupon
+// redemptions, the test provider, signed provider webhooks and expiry.
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 0 } as never });
+});
+afterAll(() => app.close());
+
+const pub = (path: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}) => send(`${app.url}/api/v1/public${path}`, method, { body, headers });
+
+/** A workspace with a `test` provider account and an active link; `link` overrides its fields. */
+async function shop(link: Record<string, unknown> = {}, provider = 'test') {
+  const api = await newClient(app);
+  const account = (await api.post('/payment-provider-accounts', { name: 'Test', provider })).body;
+  const created = (await api.post('/payment-links', { name: 'Plan', amount: 1000, currency: 'USD', max_installments: 12, interest_rate: 2, payment_provider_account_id: account.id, ...link })).body;
+  expect((await api.post(`/payment-links/${created.id}/activate`)).status).toBe(200);
+  return { api, account, link: created, token: created.public_token as string };
+}
+
+const payer = { name: 'Ada Lovelace', email: 'ada@example.com' };
+
+describe('the public payment link', () => {
+  it('shows an active link with its installment options, and no internal id', async () => {
+    const { api, link, token, account } = await shop({ description: 'Monthly plan' });
+    const res = await pub(`/payment-links/${token}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      public_token: token,
+      name: 'Plan',
+      description: 'Monthly plan',
+      currency: 'USD',
+      subtotal: 1000,
+      products: [],
+      is_recurring: false,
+      interval_unit: 'month',
+      interval_count: 1,
+      billing_cycles: null,
+      max_installments: 12,
+      interest_rate: 2,
+      installment_options: expect.any(Array),
+    });
+    expect(res.body.installment_options).toHaveLength(12);
+    expect(res.body.installment_options[0]).toEqual({ installments: 1, installment_amount: 1000, total: 1000, interest: 0 });
+    // 1000 * 0.02 / (1 - 1.02^-12) = 94.5596 -> 94.56
+    expect(res.body.installment_options[11]).toEqual({ installments: 12, installment_amount: 94.56, total: 1134.72, interest: 134.72 });
+    for (const id of [link.id, account.id, api.workspaceId]) expect(res.text).not.toContain(id);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers the same 404 for an unknown and an inactive link, and 422 for a link that cannot be paid', async () => {
+    const { api, account } = await shop();
+    const inactive = (await api.post('/payment-links', { name: 'Off', amount: 5, currency: 'USD', payment_provider_account_id: account.id })).body;
+    for (const token of ['nope', inactive.public_token]) {
+      const res = await pub(`/payment-links/${token}`);
+      expect([res.status, res.body]).toEqual([404, { message: 'Payment link not found.' }]);
+    }
+    const free = await shop({ amount: 0 });
+    for (const [method, path, body] of [
+      ['GET', `/payment-links/${free.token}`],
+      ['POST', `/payment-links/${free.token}/quote`, {}],
+      ['POST', `/payment-links/${free.token}/checkouts`, { payer }],
+    ] as const) {
+      const res = await pub(path, method, body);
+      expect([path, res.status, res.body]).toEqual([path, 422, { message: 'This payment link cannot be paid.' }]);
+    }
+  });
+
+  it('quotes installments and coupons, and refuses a bad coupon the same way for every cause', async () => {
+    const { api, link, token } = await shop();
+    await api.post('/payment-coupons', { code: 'TENOFF', type: 'percent', value: 10, payment_link_id: link.id });
+    await api.post('/payment-coupons', { code: 'OFF', type: 'amount', value: 5, payment_link_id: link.id, is_active: false });
+    await api.post('/payment-coupons', { code: 'OLD', type: 'amount', value: 5, payment_link_id: link.id, expires_at: '2020-01-01T00:00:00Z' });
+    const res = await pub(`/payment-links/${token}/quote`, 'POST', { installments: 2, coupon_code: 'tenoff' });
+    expect(res.status).toBe(200);
+    // 900 at 2% over 2 months: 900 * 0.02 / (1 - 1.02^-2) = 463.5446 -> 463.54
+    expect(res.body).toMatchObject({ currency: 'USD', subtotal: 1000, discount: 100, total: 927.08, interest: 27.08, installments: 2, installment_amount: 463.54, coupon: { code: 'TENOFF', type: 'percent', value: 10 } });
+    expect(res.body.schedule.map((s: { number: number; amount: number }) => [s.number, s.amount])).toEqual([[1, 463.54], [2, 463.54]]);
+    for (const code of ['NOPE', 'OFF', 'OLD']) {
+      const bad = await pub(`/payment-links/${token}/quote`, 'POST', { coupon_code: code });
+      expect([code, bad.status, bad.body.errors]).toEqual([code, 422, { coupon_code: ['The coupon is not valid.'] }]);
+    }
+    const tooMany = await pub(`/payment-links/${token}/quote`, 'POST', { installments: 13 });
+    expect(tooMany.status).toBe(422);
+    expect(Object.keys(tooMany.body.errors)).toEqual(['installments']);
+  });
+});
+
+describe('checkouts', () => {
+  it('create a pending transaction, the payer as a contact and one redemption, in one transaction', async () => {
+    const { api, link, token } = await shop();
+    const coupon = (await api.post('/payment-coupons', { code: 'FIVE', type: 'amount', value: 5, payment_link_id: link.id })).body;
+    const res = await pub(`/payment-links/${token}/checkouts`, 'POST', { installments: 1, coupon_code: 'five', payer });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'pending', subtotal: 1000, discount: 5, total: 995, installments: 1, next_action: { type: 'redirect' } });
+    expect(res.body.checkout_id).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    expect(res.body.next_action.url).toBe(`${app.url}/pay/checkouts/${res.body.checkout_id}/test-provider`);
+    const transactions = (await api.get('/payment-transactions')).body.data;
+    expect(transactions).toHaveLength(1);
+    expect(transactions[0]).toMatchObject({ status: 'pending', amount: 995, currency: 'USD' });
+    expect(transactions[0].metadata.checkout.payer).toEqual(payer);
+    const contacts = (await api.get('/contacts?email=ada@example.com')).body.data;
+    expect(contacts.map((c: { first_name: string; last_name: string }) => [c.first_name, c.last_name])).toEqual([['Ada', 'Lovelace']]);
+    expect(transactions[0].metadata.checkout.contact_id).toBe(contacts[0].id);
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    // The events of section 6: the transaction, the contact, the coupon's redemption, actor checkout.
+    const events = (await api.get('/events')).body.data.filter((e: { actor: { type: string } }) => e.actor.type === 'checkout');
+    expect(events.map((e: { type: string }) => e.type).sort()).toEqual(['contact.created', 'payment_coupon.updated', 'payment_transaction.created']);
+    // An existing contact is not changed by a later checkout.
+    await pub(`/payment-links/${token}/checkouts`, 'POST', { payer: { name: 'Someone Else', email: 'ADA@example.com' } });
+    expect((await api.get('/contacts?email=ada@example.com')).body.data.map((c: { first_name: string }) => c.first_name)).toEqual(['Ada']);
+    // The public view of the checkout.
+    const shown = await pub(`/checkouts/${res.body.checkout_id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ checkout_id: res.body.checkout_id, status: 'pending', total: 995, payment_link: { name: 'Plan', public_token: token } });
+    expect((await pub('/checkouts/unknown')).status).toBe(404);
+  });
+
+  it('refuse bad payers and a provider without an adapter, writing nothing', async () => {
+    const { api, token } = await shop();
+    const res = await pub(`/payment-links/${token}/checkouts`, 'POST', { payer: { name: '', email: 'not-an-email' } });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors).sort()).toEqual(['payer.email', 'payer.name']);
+    const stripe = await shop({}, 'stripe');
+    const online = await pub(`/payment-links/${stripe.token}/checkouts`, 'POST', { payer });
+    expect([online.status, online.body]).toEqual([422, { message: 'This payment link cannot be paid online.' }]);
+    for (const a of [api, stripe.api]) {
+      expect((await a.get('/payment-transactions')).body.total).toBe(0);
+      expect((await a.get('/contacts')).body.total).toBe(0);
+    }
+  });
+
+  it('honour Idempotency-Key: the same checkout again, nothing new written', async () => {
+    const { api, token } = await shop();
+    const headers = { 'Idempotency-Key': 'pay-once' };
+    const first = await pub(`/payment-links/${token}/checkouts`, 'POST', { payer }, headers);
+    const again = await pub(`/payment-links/${token}/checkouts`, 'POST', { payer }, headers);
+    expect(first.status).toBe(201);
+    expect([again.status, again.body.checkout_id, again.headers.get('idempotent-replayed')]).toEqual([201, first.body.checkout_id, 'true']);
+    expect((await api.get('/payment-transactions')).body.total).toBe(1);
+  });
+
+  it('never pass max_redemptions under concurrent checkouts', async () => {
+    const { api, link, token } = await shop();
+    const coupon = (await api.post('/payment-coupons', { code: 'TEN', type: 'amount', value: 1, max_redemptions: 10, payment_link_id: link.id })).body;
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => pub(`/payment-links/${token}/checkouts`, 'POST', { coupon_code: 'TEN', payer: { name: `P ${i}`, email: `p${i}@example.com` } })),
+    );
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(40);
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(10);
+    expect((await api.get('/payment-transactions')).body.total).toBe(10);
+  });
+});
+
+describe('the test provider and the result page', () => {
+  it('approve: the transaction is paid, through ingestion, and the result page says so', async () => {
+    const { api, token } = await shop();
+    const checkout = (await pub(`/payment-links/${token}/checkouts`, 'POST', { payer })).body;
+    const page = await send(checkout.next_action.url, 'GET');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Approve');
+    const approved = await fetch(checkout.next_action.url, { method: 'POST', body: 'decision=approve', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+    expect([approved.status, approved.headers.get('location')]).toEqual([303, `/pay/checkouts/${checkout.checkout_id}`]);
+    expect((await pub(`/checkouts/${checkout.checkout_id}`)).body).toMatchObject({ status: 'paid', next_action: null });
+    const result = await send(`${app.url}/pay/checkouts/${checkout.checkout_id}`, 'GET');
+    expect(result.text).toContain('data-status="paid"');
+    const [transaction] = (await api.get('/payment-transactions')).body.data;
+    expect(transaction.events.map((e: { type: string; status: string }) => [e.type, e.status])).toEqual([['payment.paid', 'paid']]);
+    const updated = (await api.get(`/events?type=payment_transaction.updated&record_id=${transaction.id}`)).body.data;
+    expect(updated.map((e: { actor: unknown }) => e.actor)).toEqual([{ type: 'provider', id: transaction.provider_account.id }]);
+  });
+
+  it('decline: the transaction fails and the coupon redemption is given back exactly once', async () => {
+    const { api, link, token } = await shop();
+    const coupon = (await api.post('/payment-coupons', { code: 'ONE', type: 'amount', value: 1, max_redemptions: 1, payment_link_id: link.id })).body;
+    const checkout = (await pub(`/payment-links/${token}/checkouts`, 'POST', { coupon_code: 'ONE', payer })).body;
+    expect((await pub(`/payment-links/${token}/quote`, 'POST', { coupon_code: 'ONE' })).status).toBe(422);
+    await fetch(checkout.next_action.url, { method: 'POST', body: 'decision=decline', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+    expect((await pub(`/checkouts/${checkout.checkout_id}`)).body.status).toBe('failed');
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(0);
+    // A canceled event after the failure gives nothing back a second time.
+    const [transaction] = (await api.get('/payment-transactions')).body.data;
+    await api.post(`/payment-transactions/${transaction.id}/events`, { type: 'payment.canceled', status: 'canceled', provider_reference: 'evt_c', occurred_at: new Date().toISOString() });
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(0);
+    expect((await pub(`/payment-links/${token}/quote`, 'POST', { coupon_code: 'ONE' })).status).toBe(200);
+  });
+});
+
+describe('signed provider webhooks', () => {
+  const sign = (secret: string, body: string, at = new Date(), id = `msg_${Math.random()}`) => {
+    const signature = new Webhook(secret).sign(id, at, body);
+    return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature, 'Content-Type': 'application/json' };
+  };
+
+  it('are ingested when signed with the account secret; 401 on a missing, wrong or stale signature; re-deliveries are idempotent', async () => {
+    const { api, account, token } = await shop();
+    expect(account.webhook_secret).toMatch(/^whsec_/);
+    expect((await api.get(`/payment-provider-accounts/${account.id}`)).body.webhook_secret).toBeUndefined();
+    const checkout = (await pub(`/payment-links/${token}/checkouts`, 'POST', { payer })).body;
+    const url = `${app.url}/api/v1/provider-webhooks/${account.id}`;
+    const body = JSON.stringify({ type: 'payment.paid', status: 'paid', provider_reference: 'evt_1', transaction_provider_reference: `checkout_${checkout.checkout_id}`, occurred_at: '2026-11-20T10:00:00Z' });
+    expect((await send(url, 'POST', { raw: body, headers: { 'Content-Type': 'application/json' } })).status).toBe(401);
+    expect((await send(url, 'POST', { raw: body, headers: sign('whsec_' + Buffer.from('x'.repeat(32)).toString('base64'), body) })).status).toBe(401);
+    expect((await send(url, 'POST', { raw: body, headers: sign(account.webhook_secret, body, new Date(Date.now() - 6 * 60_000)) })).status).toBe(401);
+    expect((await send(url, 'POST', { raw: body.replace('paid', 'failed'), headers: sign(account.webhook_secret, body) })).status).toBe(401);
+    const ok = await send(url, 'POST', { raw: body, headers: sign(account.webhook_secret, body) });
+    expect([ok.status, ok.body.status, ok.body.provider_reference]).toEqual([201, 'paid', 'evt_1']);
+    const again = await send(url, 'POST', { raw: body, headers: sign(account.webhook_secret, body) });
+    expect([again.status, again.body.id]).toEqual([200, ok.body.id]);
+    expect((await pub(`/checkouts/${checkout.checkout_id}`)).body.status).toBe('paid');
+    // Another account's secret does not sign for this one.
+    const other = await shop();
+    expect((await send(url, 'POST', { raw: body, headers: sign(other.account.webhook_secret, body) })).status).toBe(401);
+  });
+});
+
+describe('expiry', () => {
+  it('cancels a checkout still pending after its expiry, gives its redemption back, and leaves paid ones', async () => {
+    const { api, link, token } = await shop();
+    const coupon = (await api.post('/payment-coupons', { code: 'EXP', type: 'amount', value: 1, payment_link_id: link.id })).body;
+    const pending = (await pub(`/payment-links/${token}/checkouts`, 'POST', { coupon_code: 'EXP', payer })).body;
+    const paid = (await pub(`/payment-links/${token}/checkouts`, 'POST', { coupon_code: 'EXP', payer })).body;
+    await fetch(paid.next_action.url, { method: 'POST', body: 'decision=approve', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(2);
+    const later = new Date(Date.now() + (DEFAULT_SETTINGS.checkoutExpiryMinutes + 1) * 60_000);
+    expect(await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, new Date(Date.now() + 60_000))).toBe(0);
+    expect(await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, later)).toBeGreaterThanOrEqual(1);
+    expect((await pub(`/checkouts/${pending.checkout_id}`)).body.status).toBe('canceled');
+    expect((await pub(`/checkouts/${paid.checkout_id}`)).body.status).toBe('paid');
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    // Once is all: a second run finds nothing of this workspace to cancel.
+    await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, later);
+    expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+  });
+});
+
+describe('the public rate limit', () => {
+  it('counts public requests per client address, apart from the key limit', async () => {
+    const limited = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 3 } as never });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) statuses.push((await send(`${limited.url}/api/v1/public/payment-links/none`, 'GET')).status);
+      expect(statuses).toEqual([404, 404, 404, 429, 429]);
+      // A keyed request is not counted against it.
+      const api = await newClient(limited);
+      expect((await api.get('/contacts')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+

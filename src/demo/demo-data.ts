@@ -6,7 +6,7 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
 import { saveEvents } from '../events/outbox.js';
 import { EventRecorder } from '../events/recorder.js';
-import type { Context } from '../graphql/context.js';
+import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
 import { represent } from '../graphql/schema.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
 
@@ -327,7 +327,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   const workspaceId = workspace.id;
   // Everything below is written through the event recorder: one event per record, in this transaction.
   const cli = { type: 'cli' } as const;
-  const reading: Context = { db: scopeToWorkspace(tx as Db, workspaceId), workspace: { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, requestId: '', actor: cli, settings: { allowPrivateNetworks: false } };
+  const reading: Context = { db: scopeToWorkspace(tx as Db, workspaceId), workspace: { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, requestId: '', actor: cli, settings: DEFAULT_SETTINGS };
   const recorder = new EventRecorder(represent, reading, { actor: cli, requestId: null });
   const db = recorder.client(tx);
   log(`Loading the demo data set into workspace "${workspaceName}" (${workspaceId}), in one transaction...`);

@@ -49,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
         err(`Loaded the demo data set (${total} rows) into workspace "${values.workspace}" (${result.workspaceId}).`);
         err(`Get a key for it: npm run --silent cli -- keys create --workspace ${JSON.stringify(values.workspace)} --json`);
       }
+      const { HOST, PORT } = loadConfig();
+      err(`Pay the demo link: http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}/pay/${result.payableToken}`);
       return 0;
     } catch (error) {
       err(`Error: ${(error as Error).message}`);

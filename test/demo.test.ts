@@ -51,9 +51,9 @@ describe('cli demo', () => {
       tasks: 12,
       ticketStatuses: 4,
       tickets: 15,
-      paymentProviderAccounts: 2,
-      paymentLinks: 5,
-      paymentCoupons: 8,
+      paymentProviderAccounts: 3,
+      paymentLinks: 6,
+      paymentCoupons: 9,
       paymentTransactions: 40,
     });
   });
@@ -172,3 +172,29 @@ describe('cli demo', () => {
     expect(await app.database.prisma.user.count({ where: { workspace: { name } } })).toBe(0);
   });
 });
+
+describe('the payable demo link', () => {
+  it('is printed by both runs and is paid end to end: 6 installments, the TRYIT10 coupon, approved on the test provider', async () => {
+    const printed = /Pay the demo link: http:\/\/\S+\/pay\/([A-Za-z0-9_-]+)/;
+    const token = printed.exec(first.stderr)?.[1];
+    expect(token).toBeDefined();
+    expect(printed.exec(second.stderr)?.[1]).toBe(token);
+    const page = await send(`${app.url}/pay/${token}`, 'GET');
+    expect([page.status, page.text.includes('Starter pack (pay online)')]).toEqual([200, true]);
+    const pub = (path: string, body: unknown) => send(`${app.url}/api/v1/public/payment-links/${token}${path}`, 'POST', { body });
+    // 120 - 10% = 108 at 1.5% a month over 6 months: 108 * 0.015 / (1 - 1.015^-6) = 18.9565 -> 18.96
+    const quote = await pub('/quote', { installments: 6, coupon_code: 'tryit10' });
+    expect(quote.body).toMatchObject({ subtotal: 120, discount: 12, installments: 6, installment_amount: 18.96, total: 113.76, interest: 5.76 });
+    const checkout = await pub('/checkouts', { installments: 6, coupon_code: 'TRYIT10', payer: { name: 'Demo Payer', email: 'payer@example.com' } });
+    expect(checkout.status).toBe(201);
+    const approved = await fetch(checkout.body.next_action.url.replace(/^http:\/\/[^/]+/, app.url), {
+      method: 'POST',
+      body: 'decision=approve',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(approved.status).toBe(303);
+    expect((await send(`${app.url}/api/v1/public/checkouts/${checkout.body.checkout_id}`, 'GET')).body.status).toBe('paid');
+  });
+});
+

@@ -223,6 +223,8 @@ const TICKETS: [string, string, string | null][] = [
 const PROVIDER_ACCOUNTS: [string, string, string][] = [
   ['stripe', 'Stripe (US)', 'stripe'],
   ['mercadopago', 'Mercado Pago (Brasil)', 'mercadopago'],
+  // The built-in test provider: its link can be paid end to end (README, "Taking payments").
+  ['test', 'Test provider', 'test'],
 ];
 
 interface LinkData {
@@ -240,18 +242,23 @@ interface LinkData {
   billingCycles?: number;
 }
 
+/** The link paid through the test provider, printed by `cli -- demo`. */
+const PAYABLE_LINK = 'Starter pack (pay online)';
+
 const PAYMENT_LINKS: LinkData[] = [
   { name: 'Onboarding workshop', description: 'Book a half-day onboarding workshop.', currency: 'USD', amount: 1500, maxInstallments: 6, interestRate: 0, isActive: true, account: 'stripe', skus: ['SRV-ONBOARD'] },
   { name: 'Pro plan, monthly', description: 'One Pro seat, billed monthly for a year.', currency: 'USD', amount: 49, maxInstallments: 1, interestRate: 0, isActive: true, account: 'stripe', skus: ['SUB-PRO-M'], billingCycles: 12 },
   { name: 'Tokyo sales workshop', description: 'One seat at the Tokyo workshop.', currency: 'JPY', amount: 45000, maxInstallments: 3, interestRate: 0, isActive: true, account: 'stripe', skus: ['EVT-TOKYO'] },
   { name: 'Hardware starter kit: launch offer', description: 'The EU starter kit at the launch price (offer ended).', currency: 'EUR', amount: 320.5, maxInstallments: 12, interestRate: 1.99, isActive: false, account: 'stripe', skus: ['HW-KIT-EU'] },
   { name: 'Consulting invoice (Brasil)', description: 'Pay a consulting invoice in up to 12 installments.', currency: 'BRL', amount: null, maxInstallments: 12, interestRate: 2.49, isActive: true, account: 'mercadopago', skus: [] },
+  { name: PAYABLE_LINK, description: 'Try the checkout: the test provider lets you approve or decline.', currency: 'USD', amount: 120, maxInstallments: 6, interestRate: 1.5, isActive: true, account: 'test', skus: [] },
 ];
 const OPEN_AMOUNTS = [850, 1200, 475.5, 2300, 990];
 
 /** [link index, code, type, value, max redemptions, times redeemed, expires at, active]. */
 const COUPONS: [number, string, string, number, number | null, number, string | null, boolean][] = [
   [0, 'WELCOME10', 'percent', 10, 100, 14, null, true],
+  [5, 'TRYIT10', 'percent', 10, null, 0, null, true],
   [0, 'ONBOARD200', 'amount', 200, null, 3, null, true],
   [1, 'PROANNUAL15', 'percent', 15, 25, 9, null, true],
   [1, 'FIRSTMONTH', 'amount', 49, 500, 87, null, true],
@@ -285,7 +292,12 @@ export interface DemoResult {
   loaded: boolean;
   workspaceId: string;
   counts: Record<string, number>;
+  /** The public token of the link a payer can pay end to end (the test provider's). */
+  payableToken: string;
 }
+
+const payableToken = async (db: Db | Tx, workspaceId: string) =>
+  (await db.paymentLink.findFirstOrThrow({ where: { workspaceId, name: PAYABLE_LINK }, select: { publicToken: true } })).publicToken;
 
 /** A lookup that fails loudly on a key the tables do not define. */
 function lookup<T>(what: string, entries: [string, T][]): (key: string) => T {
@@ -527,7 +539,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   const { events: recorded } = await saveEvents(reading.db, recorder);
   loaded(recorded.length, 'events (one per record)');
 
-  return { loaded: true, workspaceId, counts: await countDemoRows(tx, workspaceId) };
+  return { loaded: true, workspaceId, counts: await countDemoRows(tx, workspaceId), payableToken: await payableToken(tx, workspaceId) };
 }
 
 // SQLite refuses a second writer outright ("database is locked") when another process
@@ -548,7 +560,7 @@ export async function loadDemo(prisma: Db, workspaceName: string, log: (line: st
     const marker = await prisma.user.findFirst({ where: { email: MARKER_EMAIL, workspace: { name: workspaceName } }, select: { workspaceId: true } });
     if (!marker) return undefined;
     log(`Workspace "${workspaceName}" already holds the demo data set (its user ${MARKER_EMAIL} exists): nothing loaded.`);
-    return { loaded: false, workspaceId: marker.workspaceId, counts: await countDemoRows(prisma, marker.workspaceId) };
+    return { loaded: false, workspaceId: marker.workspaceId, counts: await countDemoRows(prisma, marker.workspaceId), payableToken: await payableToken(prisma, marker.workspaceId) };
   };
 
   for (let attempt = 1; ; attempt++) {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:browser`: GraphiQL and CORS in a real headless Chromium (from the npm
+ * `npm run test:browser`: GraphiQL, CORS and the payment page in a real headless Chromium (from the npm
  * registry: @sparticuz/chromium, driven by playwright-core), once, on SQLite. Its files
  * end in `.browser.ts`, so the main run (vitest.config.ts, `*.test.ts`) leaves them out.
  */

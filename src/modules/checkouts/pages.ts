@@ -238,8 +238,7 @@ function linkBody(link: Link, form: Record<string, string>, quoted: Quote | unde
     : '';
   const options = link.installmentOptions
     .map(
-      (o) => `<label class="option"><input type="radio" name="installments" value="${o.installments}"${o.installments === chosen ? ' checked' : ''}>
-<span>${o.installments === 1 ? `Pay in full: ${money(o.total)}` : `${o.installments} × ${money(o.installmentAmount)} (total ${money(o.total)}${o.interest > 0 ? `, interest ${money(o.interest)}` : ''})`}</span></label>`,
+      (o) => `<label class="option"><input type="radio" name="installments" value="${o.installments}"${o.installments === chosen ? ' checked' : ''}> <span>${o.installments === 1 ? `Pay in full: ${money(o.total)}` : `${o.installments} × ${money(o.installmentAmount)} (total ${money(o.total)}${o.interest > 0 ? `, interest ${money(o.interest)}` : ''})`}</span></label>`,
     )
     .join('\n');
   const shown = quoted ?? { subtotal: link.subtotal, discount: 0, interest: link.installmentOptions[0]?.interest ?? 0, total: link.installmentOptions[0]?.total ?? link.subtotal };

@@ -242,6 +242,56 @@ describe('expiry', () => {
   });
 });
 
+describe('what the public sees', () => {
+  it('never holds an internal id: every public answer of a whole flow is scanned for the ids it created', async () => {
+    const { api, account } = await shop();
+    const product = (await api.post('/products', { name: 'Seat', sku: `SEAT-${Date.now()}`, type: 'service', price: 250, currency: 'USD', unit: 'seat' })).body;
+    const link = (await api.post('/payment-links', { name: 'Seats', currency: 'USD', max_installments: 3, payment_provider_account_id: account.id, product_ids: [product.id] })).body;
+    await api.post(`/payment-links/${link.id}/activate`);
+    const coupon = (await api.post('/payment-coupons', { code: 'SEATS5', type: 'percent', value: 5, payment_link_id: link.id })).body;
+    const token = link.public_token;
+    const answers: string[] = [];
+    const seen = async (reply: Promise<{ text: string; status: number }>) => {
+      const r = await reply;
+      answers.push(r.text);
+      return r;
+    };
+    const shown = await seen(pub(`/payment-links/${token}`));
+    expect((shown as unknown as { body: { subtotal: number; products: unknown[] } }).body).toMatchObject({ subtotal: 250, products: [{ name: 'Seat', price: 250, currency: 'USD' }] });
+    await seen(pub(`/payment-links/${token}/quote`, 'POST', { installments: 3, coupon_code: 'SEATS5' }));
+    await seen(pub(`/payment-links/${token}/quote`, 'POST', { coupon_code: 'WRONG' }));
+    await seen(pub(`/payment-links/${token}/checkouts`, 'POST', { payer: { name: '', email: 'x' } }));
+    const checkout = (await seen(pub(`/payment-links/${token}/checkouts`, 'POST', { installments: 3, coupon_code: 'SEATS5', payer }))) as unknown as { text: string; body: { checkout_id: string; next_action: { url: string } } };
+    await seen(pub(`/checkouts/${checkout.body.checkout_id}`));
+    await seen(send(`${app.url}/pay/${token}`, 'GET'));
+    await seen(send(checkout.body.next_action.url, 'GET'));
+    await seen(send(`${app.url}/pay/checkouts/${checkout.body.checkout_id}`, 'GET'));
+    const [transaction] = (await api.get('/payment-transactions')).body.data;
+    const contact = (await api.get('/contacts')).body.data[0];
+    const internal = await app.database.prisma.checkout.findUniqueOrThrow({ where: { token: checkout.body.checkout_id }, select: { id: true } });
+    const ids = { workspace: api.workspaceId, account: account.id, link: link.id, product: product.id, coupon: coupon.id, transaction: transaction.id, contact: contact.id, checkout: internal.id };
+    for (const [name, id] of Object.entries(ids)) {
+      expect([name, answers.filter((text) => text.includes(id)).length]).toEqual([name, 0]);
+    }
+  });
+
+  it('a token shows only its own link: through /graphql a key sees its own workspace\'s links and checkouts, never another\'s', async () => {
+    const mine = await shop();
+    const theirs = await shop();
+    const theirCheckout = (await pub(`/payment-links/${theirs.token}/checkouts`, 'POST', { payer })).body;
+    const query = 'query ($t: String!) { publicPaymentLink(publicToken: $t) { name } }';
+    expect((await mine.api.graphql(query, { t: mine.token })).body.data.publicPaymentLink).toEqual({ name: 'Plan' });
+    const foreign = await mine.api.graphql(query, { t: theirs.token });
+    expect(foreign.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['NOT_FOUND']);
+    const checkout = await mine.api.graphql('query ($c: String!) { checkout(checkoutId: $c) { status } }', { c: theirCheckout.checkout_id });
+    expect(checkout.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['NOT_FOUND']);
+    const create = await mine.api.graphql('mutation ($t: String!) { createCheckout(publicToken: $t, input: { payer: { name: "X", email: "x@example.com" } }) { status } }', { t: theirs.token });
+    expect(create.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['NOT_FOUND']);
+    expect((await theirs.api.get('/payment-transactions')).body.total).toBe(1);
+    expect((await mine.api.get('/payment-transactions')).body.total).toBe(0);
+  });
+});
+
 describe('the public rate limit', () => {
   it('counts public requests per client address, apart from the key limit', async () => {
     const limited = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 3 } as never });

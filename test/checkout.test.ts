@@ -306,5 +306,21 @@ describe('the public rate limit', () => {
       await limited.close();
     }
   });
+
+  it('answers no browser of another origin, even one CORS_ORIGINS lists for the keyed API', async () => {
+    const origin = 'https://shop.example';
+    const open = await startApp({ corsOrigins: [origin] });
+    try {
+      const keyed = await send(`${open.url}/api/v1/contacts`, 'GET', { headers: { Origin: origin } });
+      expect(keyed.headers.get('access-control-allow-origin')).toBe(origin);
+      for (const path of ['/api/v1/public/payment-links/x', '/api/v1/provider-webhooks/x', '/pay/x']) {
+        const reply = await send(`${open.url}${path}`, 'GET', { headers: { Origin: origin } });
+        const preflight = await send(`${open.url}${path}`, 'OPTIONS', { headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
+        expect([path, reply.headers.get('access-control-allow-origin'), preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([path, null, 204, null]);
+      }
+    } finally {
+      await open.close();
+    }
+  });
 });
 

@@ -2,6 +2,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';
 import { type Answer, type Receiver, startReceiver } from './support/receiver.js';
+import { resolveDatabase } from '../src/db/database-url.js';
+import { applyMigrations } from '../src/db/migrate.js';
+import { scratchDatabase, testAdminUrl } from './support/scratch-database.js';
 
 // API.md section 6, "Webhook endpoints" and "Deliveries", through the real server with its
 // delivery worker running (as every serving process runs it) and local receivers. Retries
@@ -228,6 +231,31 @@ describe('deliveries', () => {
     const [delivery] = await settled(client, id, 1);
     expect([delivery.status, delivery.attempts, delivery.next_attempt_at, delivery.response_status, delivery.response_body]).toEqual(['failed', 3, null, 503, 'x'.repeat(1024)]);
     expect(hook.received.length).toBe(3);
+  });
+
+  // DNS rebinding: a name that resolved to a public address at create time may point at a
+  // private one later. Here the server lets a loopback endpoint be made and the worker does
+  // not: only the check against the address actually connected to can refuse it.
+  it('refuses, at the attempt, an address the endpoint was allowed when made: blocked_address, nothing sent', async () => {
+    const scratch = await scratchDatabase(process.env.TEST_PROVIDER === 'postgresql' ? 'postgresql' : 'sqlite', testAdminUrl(), 'guard');
+    await applyMigrations(resolveDatabase(scratch.url));
+    const guarded = await startApp({
+      databaseUrl: scratch.url,
+      server: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true },
+      background: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: false, WEBHOOK_RETRY_SCHEDULE: [], webhookPollMs: 50 },
+    });
+    try {
+      const client = await newClient(guarded);
+      const hook = await receiver();
+      const { id } = await endpoint(client, hook.url);
+      expect((await client.post('/users', { name: 'U', email: 'u@example.com' })).status).toBe(201);
+      const [delivery] = await settled(client, id, 1);
+      expect([delivery.status, delivery.attempts, delivery.error, delivery.response_status]).toEqual(['failed', 1, 'blocked_address', null]);
+      expect(hook.received).toEqual([]);
+    } finally {
+      await guarded.close();
+      await scratch.drop();
+    }
   });
 
   it('waits a Retry-After longer than the schedule\'s delay', async () => {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createKey, listKeys, revokeKey } from './auth/api-keys.js';
+import { SCOPE_RESOURCES, parseScopes } from './auth/scopes.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
@@ -9,7 +10,8 @@ import { updateWorkspaceSettings, workspaceSettings } from './modules/workspaces
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
-  keys create --workspace <name> [--name <label>] [--json]
+  keys create --workspace <name> [--name <label>] [--scopes <list>] [--expires-in-days <n>] [--json]
+      scopes: read, write (the default), <resource>:read, <resource>:write, comma-separated
   keys list --workspace <name>
   keys revoke <key id or prefix>
   workspaces show <name> [--json]
@@ -25,7 +27,14 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false }, 'default-currency': { type: 'string' } },
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'default-currency': { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-in-days': { type: 'string' },
+    },
   });
   const [command, sub, arg] = positionals;
   const target = resolveDatabase(loadConfig().DATABASE_URL);
@@ -95,7 +104,17 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase(target);
   try {
     if (sub === 'create' && values.workspace) {
-      const created = await createKey(database.prisma, values.workspace, values.name ?? 'default');
+      const { scopes, invalid } = parseScopes(values.scopes ?? 'write');
+      if (invalid.length > 0 || scopes.length === 0) {
+        err(`Unknown scope${invalid.length === 1 ? '' : 's'}: ${invalid.join(', ') || '(none given)'}. Scopes: read, write, <resource>:read, <resource>:write with a resource of ${SCOPE_RESOURCES.join(', ')}.`);
+        return 2;
+      }
+      const days = values['expires-in-days'];
+      if (days !== undefined && !/^[1-9]\d{0,4}$/.test(days)) {
+        err('--expires-in-days takes a whole number of days from 1 to 99999.');
+        return 2;
+      }
+      const created = await createKey(database.prisma, values.workspace, values.name ?? 'default', { scopes, expiresInDays: days === undefined ? undefined : Number(days) });
       if (values.json) out(JSON.stringify({ workspace_id: created.workspaceId, key: created.key }));
       else out(`Workspace ${created.workspaceId}: key ${created.key} (shown only now; prefix ${created.prefix}, id ${created.id})`);
       return 0;
@@ -103,7 +122,13 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'list' && values.workspace) {
       const keys = await listKeys(database.prisma, values.workspace);
       if (values.json) out(JSON.stringify(keys));
-      else for (const k of keys) out([k.id, k.prefix, k.name, `created ${k.createdAt.toISOString()}`, `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`, k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'].join('  '));
+      else {
+        for (const k of keys) {
+          const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : k.expiresAt && k.expiresAt <= new Date() ? `expired ${k.expiresAt.toISOString()}` : 'active';
+          const expiry = k.expiresAt ? `expires ${k.expiresAt.toISOString()}` : 'never expires';
+          out([k.id, k.prefix, k.name, `scopes ${k.scopes}`, expiry, `created ${k.createdAt.toISOString()}`, `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`, state].join('  '));
+        }
+      }
       return 0;
     }
     if (sub === 'revoke' && arg) {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../src/auth/api-keys.js';
 import { ErrorCode } from '../src/graphql/errors.js';
 import { printedSchema } from '../src/graphql/schema.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
@@ -109,8 +110,10 @@ describe('GraphQL over the CRM core', () => {
   it('codes every error from the one documented list, and leaks no internal detail', async () => {
     const gql = await newClient(app);
     const post = (body: unknown) => gql.request('POST', '/graphql', { body });
+    const { key: reader } = await createKey(app.database.prisma, `ws-reader-${Date.now()}`, 'reader', { scopes: ['contacts:read'] });
     const cases: [string, Promise<{ status: number; body: any }>, string][] = [
       ['no key', send(`${app.url}/graphql`, 'POST', { body: { query: '{ workspace { id } }' } }), 'UNAUTHENTICATED'],
+      ['out of scope', send(`${app.url}/graphql`, 'POST', { body: { query: '{ users { total } }' }, headers: { 'X-Api-Key': reader } }), 'FORBIDDEN'],
       ['not JSON', gql.request('POST', '/graphql', { raw: '{', headers: { 'Content-Type': 'application/json' } }), 'BAD_REQUEST'],
       ['no query', post({}), 'BAD_REQUEST'],
       ['variables not an object', post({ query: '{ workspace { id } }', variables: 5 }), 'BAD_REQUEST'],

@@ -311,7 +311,7 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
     expect((await owner.api.graphql(document, { id: ids[0] })).body.data?.[name]?.id).toBe(ids[0]);
     for (const id of ids) {
       const reply = await changesNothing(name, () => stranger.api.graphql(document, { id }));
-      expect([name, id, reply.body.data ?? null, reply.body.errors?.map((e: { extensions?: { code?: string } }) => e.extensions?.code)]).toEqual([name, id, null, ['NOT_FOUND']]);
+      expect([name, id, reply.body.data?.[name] ?? null, reply.body.errors?.map((e: { extensions?: { code?: string } }) => e.extensions?.code)]).toEqual([name, id, null, ['NOT_FOUND']]);
     }
   });
 
@@ -338,7 +338,7 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
     }
     for (const id of ownerIdsFor(field)) {
       const reply = await changesNothing(`${name}(${id})`, () => stranger.api.graphql(document, { id, input }));
-      expect([name, id, reply.body.data ?? null, reply.body.errors?.map((e: { extensions?: { code?: string } }) => e.extensions?.code)]).toEqual([name, id, null, ['NOT_FOUND']]);
+      expect([name, id, reply.body.data?.[name] ?? null, reply.body.errors?.map((e: { extensions?: { code?: string } }) => e.extensions?.code)]).toEqual([name, id, null, ['NOT_FOUND']]);
     }
   });
 });

@@ -27,8 +27,11 @@ export interface CreatedKey {
   prefix: string;
 }
 
-/** Creates the workspace when it does not exist, then a key for it. The key is returned once and never stored. */
-export async function createKey(prisma: Db, workspaceName: string, label = 'default'): Promise<CreatedKey> {
+/**
+ * Creates the workspace when it does not exist, then a key for it. The key is returned
+ * once and never stored. `scopes`: already checked (parseScopes); default `write`.
+ */
+export async function createKey(prisma: Db, workspaceName: string, label = 'default', options: { scopes?: string[]; expiresInDays?: number } = {}): Promise<CreatedKey> {
   const workspace = await prisma.workspace.upsert({
     where: { name: workspaceName },
     create: { id: newId(), name: workspaceName },
@@ -36,7 +39,15 @@ export async function createKey(prisma: Db, workspaceName: string, label = 'defa
   });
   const key = generateKey();
   const row = await prisma.apiKey.create({
-    data: { id: newId(), workspaceId: workspace.id, name: label, prefix: key.slice(0, PREFIX_LENGTH), hash: hashKey(key) },
+    data: {
+      id: newId(),
+      workspaceId: workspace.id,
+      name: label,
+      prefix: key.slice(0, PREFIX_LENGTH),
+      hash: hashKey(key),
+      scopes: (options.scopes ?? ['write']).join(','),
+      expiresAt: options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000),
+    },
   });
   return { id: row.id, workspaceId: workspace.id, key, prefix: row.prefix };
 }
@@ -45,7 +56,7 @@ export async function listKeys(prisma: Db, workspaceName: string) {
   return prisma.apiKey.findMany({
     where: { workspace: { name: workspaceName } },
     orderBy: { id: 'asc' },
-    select: { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true },
+    select: { id: true, name: true, prefix: true, scopes: true, expiresAt: true, createdAt: true, lastUsedAt: true, revokedAt: true },
   });
 }
 
@@ -65,6 +76,10 @@ export interface Caller {
   /** The key's label: events name the key that caused them. */
   keyName: string;
   workspace: { id: string; defaultCurrency: string };
+  /** What the key may do (src/auth/scopes.ts). */
+  scopes: string[];
+  /** After this instant the key is refused, even when remembered. */
+  expiresAt: number | null;
 }
 
 // last_used_at is a hint, not an audit log: write it at most once a minute per key.
@@ -83,7 +98,7 @@ interface Remembered {
 }
 
 /**
- * The workspace behind a key, or null for a missing, malformed, unknown or revoked key.
+ * The workspace behind a key, or null for a missing, malformed, unknown, revoked or expired key.
  * A valid key's answer is kept for KEY_RECHECK_MS, so the hot path costs no database
  * round trip; after that the next request reads it again (one lookup per key, however
  * many requests arrive at once). Unknown keys are never remembered: memory stays
@@ -96,10 +111,13 @@ export function createAuthenticator(prisma: Db, recheckMs = KEY_RECHECK_MS) {
   async function lookUp(hash: string): Promise<Caller | null> {
     // One statement on both databases (Prisma reads a relation with a second one on SQLite):
     // a recheck is then one statement naming "ApiKey", which statement counts can tell apart.
-    const [row] = await prisma.$queryRaw<{ id: string; name: string; revokedAt: unknown; workspaceId: string; defaultCurrency: string }[]>`
-      SELECT k."id", k."name", k."revokedAt", w."id" AS "workspaceId", w."defaultCurrency"
+    const [row] = await prisma.$queryRaw<
+      { id: string; name: string; scopes: string; expiresAt: Date | string | null; revokedAt: unknown; workspaceId: string; defaultCurrency: string }[]
+    >`
+      SELECT k."id", k."name", k."scopes", k."expiresAt", k."revokedAt", w."id" AS "workspaceId", w."defaultCurrency"
       FROM "ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId" WHERE k."hash" = ${hash}`;
-    if (!row || row.revokedAt !== null) {
+    const expiresAt = row?.expiresAt ? new Date(row.expiresAt).getTime() : null;
+    if (!row || row.revokedAt !== null || (expiresAt !== null && expiresAt <= Date.now())) {
       remembered.delete(hash);
       return null;
     }
@@ -108,7 +126,7 @@ export function createAuthenticator(prisma: Db, recheckMs = KEY_RECHECK_MS) {
       lastUsedWritten.set(row.id, now);
       await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
     }
-    const caller = { keyId: row.id, keyName: row.name, workspace: { id: row.workspaceId, defaultCurrency: row.defaultCurrency } };
+    const caller = { keyId: row.id, keyName: row.name, workspace: { id: row.workspaceId, defaultCurrency: row.defaultCurrency }, scopes: row.scopes.split(','), expiresAt };
     if (remembered.size >= KEYS_REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(hash, { caller, checkedAt: now });
     return caller;
@@ -119,6 +137,7 @@ export function createAuthenticator(prisma: Db, recheckMs = KEY_RECHECK_MS) {
     const hash = hashKey(key);
     const entry = remembered.get(hash);
     if (!entry) return lookUp(hash);
+    if (entry.caller.expiresAt !== null && entry.caller.expiresAt <= Date.now()) return null;
     if (Date.now() - entry.checkedAt < recheckMs) return entry.caller;
     entry.refresh ??= lookUp(hash).finally(() => {
       entry.refresh = undefined;

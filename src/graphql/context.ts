@@ -19,6 +19,8 @@ export interface Context {
   db: ScopedDb;
   workspace: { id: string; defaultCurrency: string };
   requestId: string;
+  /** The key's scopes (src/auth/scopes.ts); absent: no limit (the public routes' own documents, the service's own work). */
+  scopes?: readonly string[];
   /** Who is calling: the events a write records name it. */
   actor: Actor;
   /** The service's origin as the caller reached it (`http://host:port`): the checkout's next step links to it. */

@@ -15,6 +15,8 @@ export const noFieldErrors = (): FieldErrors => Object.create(null);
  */
 export const ErrorCode = {
   Unauthenticated: 'UNAUTHENTICATED',
+  /** A key without the scope a field or route needs (API.md section 9). */
+  Forbidden: 'FORBIDDEN',
   NotFound: 'NOT_FOUND',
   BadUserInput: 'BAD_USER_INPUT',
   RateLimited: 'RATE_LIMITED',

@@ -78,6 +78,7 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
         workspace: caller.workspace,
         requestId,
         actor: { type: 'api_key', id: caller.keyId, name: caller.keyName },
+        scopes: caller.scopes,
         origin: new URL(request.url).origin,
         settings,
       },

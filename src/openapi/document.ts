@@ -33,7 +33,8 @@ const words = (name: string) => name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase(
 /** Error answers every route shares (src/rest/adapter.ts, src/http/gate.ts, src/http/responses.ts). */
 const ERRORS = {
   MalformedJson: { status: 400, description: 'The body is not valid JSON.', message: 'Malformed JSON body.' },
-  Unauthenticated: { status: 401, description: 'No `X-Api-Key`, or an unknown or revoked one.', message: 'Unauthenticated.' },
+  Unauthenticated: { status: 401, description: 'No `X-Api-Key`, or an unknown, revoked or expired one.', message: 'Unauthenticated.' },
+  Forbidden: { status: 403, description: 'The key\'s scopes do not include this route\'s (`<resource>:read` for GET, `<resource>:write` otherwise).', message: 'This action is unauthorized.' },
   NotFound: { status: 404, description: 'No record with this id in the key\'s workspace: `{"message": "<Resource> not found."}`.' },
   IdempotencyConflict: {
     status: 409,
@@ -288,6 +289,7 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
   const errors: ErrorName[] = [
     ...(checksBody ? (['MalformedJson'] as const) : []),
     'Unauthenticated',
+    'Forbidden',
     ...(hasParams ? (['NotFound'] as const) : []),
     ...(route.method === 'POST' ? (['IdempotencyConflict'] as const) : []),
     ...(checksBody ? (['PayloadTooLarge', 'UnsupportedMediaType'] as const) : []),

@@ -1,6 +1,7 @@
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
 import type { Context } from '../graphql/context.js';
 import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
+import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import type { Admit } from '../http/gate.js';
 import { errorBody, json, readJsonBody, sentBody } from '../http/responses.js';
 import { logError } from '../log.js';
@@ -13,6 +14,7 @@ import type { RestRoute } from './route.js';
 
 interface CompiledRoute extends RestRoute {
   segments: string[];
+  scope: Scope;
   compiled: CompiledDocument;
 }
 
@@ -22,6 +24,7 @@ interface CompiledRoute extends RestRoute {
  */
 const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
   [ErrorCode.Unauthenticated]: 401,
+  [ErrorCode.Forbidden]: 403,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.BadUserInput]: 422,
   [ErrorCode.RateLimited]: 429,
@@ -67,7 +70,7 @@ const bucketOf = (segments: string[]) => `${segments.length} ${segments[0]}`;
 export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Admit, idempotent: Idempotency, prefix = '/api/v1') {
   const routes: RouteTable = new Map();
   for (const r of table) {
-    const route = { ...r, segments: splitPath(r.path), compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`) };
+    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r.method, r.path), compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`) };
     if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
     const bucket = bucketOf(route.segments);
     routes.set(bucket, [...(routes.get(bucket) ?? []), route]);
@@ -102,6 +105,9 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const admission = await gate(request, facts, found.params);
     const headers = { ...base, ...admission.headers };
     if (!admission.ok) return json(admission.status, errorBody(admission.message), headers);
+    // Before any body is read: a key without the route's scope costs nothing more.
+    const { scopes } = admission.context;
+    if (scopes && !allows(scopes, found.route.scope)) return json(403, errorBody(FORBIDDEN_MESSAGE), headers);
     const refuse = (errors: FieldErrors) => respond(unprocessable(invalid(errors)), headers);
 
     const { route, params } = found;

@@ -1,0 +1,115 @@
+import { getNamedType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, hashKey } from '../src/auth/api-keys.js';
+import { SCOPE_RESOURCES, type Scope, routeScope } from '../src/auth/scopes.js';
+import { newId } from '../src/db/ids.js';
+import { schema } from '../src/graphql/schema.js';
+import { restRoutes } from '../src/modules/index.js';
+import { type TestApp, send, startApp } from './support/app.js';
+import { databaseUrl } from './support/file-database.js';
+import { runCli } from './support/process.js';
+
+// API key scopes (API.md section 9) over the whole route table and every GraphQL root field.
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(() => app.close());
+
+/** A key of a new workspace (or of `workspace`) holding `scopes`. */
+async function key(scopes: string[], workspace = `ws-${newId()}`, expiresInDays?: number) {
+  return (await createKey(app.database.prisma, workspace, 'scoped', { scopes, expiresInDays })).key;
+}
+const rest = (key: string, method: string, path: string, raw?: string) =>
+  send(`${app.url}/api/v1${path}`, method, { raw, headers: { 'X-Api-Key': key, ...(raw === undefined ? {} : { 'Content-Type': 'application/json' }) } });
+const graphql = (key: string, query: string) => send(`${app.url}/graphql`, 'POST', { body: { query }, headers: { 'X-Api-Key': key } });
+
+const other = (resource: string) => SCOPE_RESOURCES.find((r) => r !== resource)!;
+/** Scopes that hold everything but `scope`. */
+const without = (scope: Scope) => (scope.access === 'read' ? [`${other(scope.resource)}:write`] : ['read', `${other(scope.resource)}:write`]);
+
+describe('REST: every route is scoped, checked before the body is read', () => {
+  const table = restRoutes.map((r) => [`${r.method} ${r.path}`, r] as const);
+  it.each(table)('%s', async (_label, route) => {
+    const scope = routeScope(route.method, route.path);
+    expect(SCOPE_RESOURCES).toContain(scope.resource);
+    const path = route.path.replace(/\{[^}]+\}/g, 'x');
+    // Out of scope: 403, even with a body that is not JSON (it is never read).
+    const refused = await rest(await key(without(scope)), route.method, path, route.method === 'GET' ? undefined : '{not json');
+    expect([refused.status, refused.body]).toEqual([403, { message: 'This action is unauthorized.' }]);
+    // The route's own scope, and the broader ones that include it, pass the check.
+    for (const scopes of [[`${scope.resource}:${scope.access}`], [`${scope.resource}:write`], [scope.access]]) {
+      const passed = await rest(await key(scopes), route.method, path, route.method === 'GET' ? undefined : '{}');
+      expect([scopes, passed.status]).not.toEqual([scopes, 403]);
+    }
+  });
+});
+
+describe('GraphQL: every root field is scoped', () => {
+  const fields = [
+    ...Object.values(schema.getQueryType()!.getFields()).map((f) => ['read', f] as const),
+    ...Object.values(schema.getMutationType()!.getFields()).map((f) => ['write', f] as const),
+  ];
+
+  it('names a resource and an access for each root field, the same as the REST routes that run it', () => {
+    for (const [access, field] of fields) {
+      const scope = field.extensions.scope as Scope | undefined;
+      expect([field.name, scope?.access, SCOPE_RESOURCES.includes(scope?.resource as never)]).toEqual([field.name, access, true]);
+    }
+    for (const route of restRoutes) {
+      const name = /\{\s*(\w+)/.exec(route.document.slice(route.document.indexOf('{')))![1]!;
+      const field = schema.getQueryType()!.getFields()[name] ?? schema.getMutationType()!.getFields()[name]!;
+      expect([name, (field.extensions.scope as Scope).resource]).toEqual([name, routeScope(route.method, route.path).resource]);
+    }
+  });
+
+  it('answers FORBIDDEN for each field out of scope while the others resolve', async () => {
+    const workspace = `ws-${newId()}`;
+    const writer = await key(['write'], workspace);
+    expect((await rest(writer, 'POST', '/contacts', JSON.stringify({ first_name: 'Ada', email: 'ada@example.com' }))).status).toBe(201);
+    const reader = await key(['contacts:read'], workspace);
+    const reply = await graphql(reader, '{ contacts { total } users { total } deals { total } }');
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ contacts: { total: 1 }, users: null, deals: null });
+    expect(reply.body.errors.map((e: { message: string; path: string[]; extensions: { code: string } }) => [e.path, e.extensions.code, e.message])).toEqual([
+      [['users'], 'FORBIDDEN', 'This action is unauthorized.'],
+      [['deals'], 'FORBIDDEN', 'This action is unauthorized.'],
+    ]);
+    // A mutation out of scope writes nothing.
+    const mutation = await graphql(reader, 'mutation { createContact(input: { firstName: "Bo", email: "bo@example.com" }) { id } }');
+    expect(mutation.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['FORBIDDEN']);
+    expect((await graphql(reader, '{ contacts { total } }')).body.data).toEqual({ contacts: { total: 1 } });
+    // `read` reads everything and writes nothing.
+    const everything = await key(['read'], workspace);
+    expect((await graphql(everything, '{ contacts { total } users { total } }')).body.data).toEqual({ contacts: { total: 1 }, users: { total: 0 } });
+    expect(getNamedType(schema.getQueryType()!.getFields().contacts!.type).name).toBe('ContactPage');
+  });
+});
+
+describe('keys', () => {
+  it('an expired key is 401, as an unknown one', async () => {
+    const expiring = await key(['write'], `ws-${newId()}`, 1);
+    expect((await rest(expiring, 'GET', '/contacts')).status).toBe(200);
+    const expired = await key(['write'], `ws-${newId()}`, 1);
+    await app.database.prisma.apiKey.updateMany({ where: { hash: hashKey(expired) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const reply = await rest(expired, 'GET', '/contacts');
+    expect([reply.status, reply.body]).toEqual([401, { message: 'Unauthenticated.' }]);
+  });
+
+  it('the command line makes scoped and expiring keys, lists them, and refuses an unknown scope', async () => {
+    const workspace = `cli-${newId()}`;
+    const env = { DATABASE_URL: databaseUrl() };
+    const made = await runCli(['keys', 'create', '--workspace', workspace, '--scopes', 'contacts:read,deals:write', '--expires-in-days', '30', '--json'], env);
+    expect(made.code).toBe(0);
+    const { key: scoped } = JSON.parse(made.stdout);
+    expect((await rest(scoped, 'GET', '/contacts')).status).toBe(200);
+    expect((await rest(scoped, 'GET', '/users')).status).toBe(403);
+    const listed = await runCli(['keys', 'list', '--workspace', workspace], env);
+    expect(listed.stdout).toMatch(/scopes contacts:read,deals:write {2}expires \d{4}-/);
+    for (const bad of [['--scopes', 'contacts:delete'], ['--scopes', 'nothing:read'], ['--scopes', ','], ['--expires-in-days', '0']]) {
+      const refused = await runCli(['keys', 'create', '--workspace', workspace, ...bad], env);
+      expect([bad, refused.code, refused.stdout]).toEqual([bad, 2, '']);
+    }
+    expect((await runCli(['keys', 'list', '--workspace', workspace], env)).stdout.trim().split('\n')).toHaveLength(1);
+  });
+});

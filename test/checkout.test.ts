@@ -292,6 +292,33 @@ describe('what the public sees', () => {
   });
 });
 
+describe('hostile public input (found by the fuzzing)', () => {
+  it('a path credential the service never makes is answered without a lookup: 404 or 401, never a 500', async () => {
+    for (const bad of ['%00', 'a%00b', '%F0%9F%99%82', '%ED%A0%80', 'constructor', 'x'.repeat(300)]) {
+      expect([bad, (await pub(`/payment-links/${bad}`)).status]).toEqual([bad, 404]);
+      expect([bad, (await pub(`/payment-links/${bad}/quote`, 'POST', {})).status]).toEqual([bad, 404]);
+      expect([bad, (await pub(`/checkouts/${bad}`)).status]).toEqual([bad, 404]);
+      expect([bad, (await send(`${app.url}/pay/${bad}`, 'GET')).status]).toEqual([bad, 404]);
+      expect([bad, (await send(`${app.url}/pay/checkouts/${bad}/test-provider`, 'POST', { raw: 'decision=approve', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status]).toEqual([bad, 404]);
+      const signed = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA', 'Content-Type': 'application/json' };
+      // A path that does not decode (a lone surrogate's bytes) matches no route at all: 404.
+      const expected = bad === '%ED%A0%80' ? 404 : 401;
+      expect([bad, (await send(`${app.url}/api/v1/provider-webhooks/${bad}`, 'POST', { raw: '{}', headers: signed })).status]).toEqual([bad, expected]);
+    }
+  });
+
+  it('the page refuses a form with a NUL or a number it cannot read with 422, writing nothing', async () => {
+    const { api, token } = await shop();
+    const form = (body: string) => send(`${app.url}/pay/${token}`, 'POST', { raw: body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    for (const body of ['installments=2%00&action=quote', 'installments=1e999&action=quote', 'installments=99999999999&action=pay&name=A&email=a%40example.com', 'name=A%00&email=a%40example.com&action=pay', 'coupon_code=%00&action=quote']) {
+      const reply = await form(body);
+      expect([body, reply.status, reply.headers.get('content-type')]).toEqual([body, 422, 'text/html; charset=utf-8']);
+    }
+    expect((await api.get('/payment-transactions')).body.total).toBe(0);
+    expect((await api.get('/contacts')).body.total).toBe(0);
+  });
+});
+
 describe('the public rate limit', () => {
   it('counts public requests per client address, apart from the key limit', async () => {
     const limited = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 3 } as never });

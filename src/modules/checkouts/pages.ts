@@ -6,6 +6,7 @@ import { contractError } from '../../graphql/errors.js';
 import type { Admit } from '../../http/gate.js';
 import type { RequestFacts } from '../../http/request-facts.js';
 import { readBody } from '../../http/responses.js';
+import { jsonValueErrors } from '../../validation/json-values.js';
 import { logError } from '../../log.js';
 import { minorUnitExponent } from '../products/minor-units.js';
 import { PUBLIC_LINK_FIELDS } from './checkouts.rest.js';
@@ -156,11 +157,17 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
     let form: Record<string, string> = {};
     let problem: Problem | undefined;
     let quoted: Quote | undefined;
-    if (method === 'POST') {
-      // Without JavaScript the form posts here: "Apply" quotes, "Pay" starts the checkout.
-      const body = await readBody(request);
-      form = body.ok ? Object.fromEntries(new URLSearchParams(body.bytes.toString('utf8'))) : {};
-      const installments = Number(form.installments ?? '1');
+    // Without JavaScript the form posts here: "Apply" quotes, "Pay" starts the checkout.
+    const body = method === 'POST' ? await readBody(request) : undefined;
+    form = body?.ok ? Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(new URLSearchParams(body.bytes.toString('utf8')))) : {};
+    // The JSON body's rules hold for a form too: a NUL or a lone surrogate is refused before anything runs.
+    const unreadable = jsonValueErrors(form);
+    if (Object.keys(unreadable).length > 0) {
+      form = {};
+      problem = { status: 422, message: 'The given data was invalid.', errors: unreadable };
+    } else if (method === 'POST') {
+      // A form sends text: anything but a small whole number is refused by the rules (1..48) as 0 is.
+      const installments = /^\d{1,2}$/.test(form.installments ?? '1') ? Number(form.installments ?? '1') : 0;
       const couponCode = form.coupon_code?.trim() ? form.coupon_code.trim() : undefined;
       if (form.action === 'pay') {
         const created = await run<{ checkoutId: string; nextAction: { url: string } | null }>('create', {

@@ -12,6 +12,11 @@ const refused = (status: 401 | 404 | 429, message: string, headers: Record<strin
 export const LINK_NOT_FOUND = 'Payment link not found.';
 export const CHECKOUT_NOT_FOUND = 'Checkout not found.';
 const BAD_SIGNATURE = 'Invalid webhook signature.';
+// What the service makes: tokens of URL-safe characters, account ids of letters and digits.
+// Anything else names nothing and is answered without a lookup (a NUL or a lone
+// surrogate would otherwise reach the database, which refuses them).
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
+const ID_SHAPE = /^[A-Za-z0-9]{1,64}$/;
 
 /**
  * The door of the routes that take no key: the checkout's public API (API.md section 7)
@@ -55,12 +60,14 @@ export function createPublicGate(database: Database, limitPerMinute: number, sto
     const workspace = { select: { id: true, defaultCurrency: true } } as const;
 
     if (params.publicToken !== undefined) {
+      if (!TOKEN_SHAPE.test(params.publicToken)) return refused(404, LINK_NOT_FOUND, headers);
       const link = await prisma.paymentLink.findUnique({ where: { publicToken: params.publicToken }, select: { isActive: true, workspace } });
       if (!link?.isActive) return refused(404, LINK_NOT_FOUND, headers);
       facts.workspaceId = link.workspace.id;
       return admitted(link.workspace, { type: 'checkout' }, request, requestId, headers);
     }
     if (params.checkoutId !== undefined) {
+      if (!TOKEN_SHAPE.test(params.checkoutId)) return refused(404, CHECKOUT_NOT_FOUND, headers);
       const checkout = await prisma.checkout.findUnique({ where: { token: params.checkoutId }, select: { workspace } });
       if (!checkout) return refused(404, CHECKOUT_NOT_FOUND, headers);
       facts.workspaceId = checkout.workspace.id;
@@ -68,7 +75,8 @@ export function createPublicGate(database: Database, limitPerMinute: number, sto
     }
     if (params.accountId !== undefined) {
       // No signature headers: refused before any lookup.
-      if (!request.headers.get('webhook-signature') || !request.headers.get('webhook-timestamp') || !request.headers.get('webhook-id')) return refused(401, BAD_SIGNATURE, headers);
+      const signed = request.headers.get('webhook-signature') && request.headers.get('webhook-timestamp') && request.headers.get('webhook-id');
+      if (!signed || !ID_SHAPE.test(params.accountId)) return refused(401, BAD_SIGNATURE, headers);
       const account = await prisma.paymentProviderAccount.findUnique({ where: { id: params.accountId }, select: { id: true, webhookSecret: true, workspace } });
       if (!account?.webhookSecret) return refused(401, BAD_SIGNATURE, headers);
       // The body is read here (bounded, as every body) and kept: the route reads the same bytes.

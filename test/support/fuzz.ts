@@ -13,9 +13,15 @@
  * Requests go in batches: one snapshot of the workspace before and one after a
  * batch in which no write succeeded; a batch with a successful write replays its
  * refused requests one by one between snapshots instead.
+ *
+ * The public routes (`publicRoutes`: the payer's API and the providers' signed
+ * webhooks) are fuzzed by the same functions with `{ keyless: true }`: no key is sent,
+ * and the path's credential comes from `seedPublic`. The payer's HTML pages under
+ * /pay/ have `fuzzPages`: never a 5xx, and every answer but a redirect is text/html.
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
 import {
   type GraphQLField,
   type GraphQLInputObjectType,
@@ -121,6 +127,12 @@ export interface Seeded {
   records: Record<string, any>;
   /** Every id the workspace holds (stage ids and external ids included). */
   pool: string[];
+  /** The public routes' credentials, by path parameter (`publicToken`, `checkoutId`, `accountId`): what `@id` stands for in a keyless request. */
+  params?: Record<string, string>;
+  /** The provider account's webhook secret: signed requests to `/provider-webhooks/{accountId}` use it. */
+  webhookSecret?: string;
+  /** A body (or a page's form) that succeeds, by `METHOD /path`: many hostile bodies are this one with a few fields made hostile. */
+  valid?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -189,6 +201,50 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
   for (const [prefix, id] of Object.entries(ids)) if (!/^[0-9A-Z]{26}$/.test(id)) throw new Error(`seed: ${prefix} has no ULID id: ${id}`);
   const pool = [...Object.values(ids), ...pipeline.stages.flatMap((s: { id: string; external_id: string }) => [s.id, s.external_id])];
   return { ids, records, pool };
+}
+
+/**
+ * What the public routes need, in a workspace of its own: a provider account of the
+ * built-in `test` provider (its webhook secret kept), an active link on it (100 USD, up
+ * to 6 installments), a coupon for the link, and one checkout made through the public
+ * API. The credentials fill the paths' `{publicToken}`, `{checkoutId}` and `{accountId}`.
+ */
+export async function seedPublic(api: Api, tag = api.workspaceId.slice(-6).toLowerCase()): Promise<Seeded> {
+  const account = await api.rest('POST', '/payment-provider-accounts', { name: `Test ${tag}`, provider: 'test' });
+  if (typeof account.webhook_secret !== 'string') throw new Error(`seed: the provider account came without a webhook_secret: ${JSON.stringify(account)}`);
+  const created = await api.rest('POST', '/payment-links', { name: `Link ${tag}`, amount: 100, currency: 'USD', max_installments: 6, payment_provider_account_id: account.id });
+  const link = await api.rest('POST', `/payment-links/${created.id}/activate`);
+  const coupon = await api.rest('POST', '/payment-coupons', { code: `P${tag}`.replace(/[^A-Za-z0-9_-]/g, ''), type: 'percent', value: 10, payment_link_id: created.id });
+  const payer = { name: `Payer ${tag}`, email: `payer-${tag}@example.com` };
+  const publicToken = created.public_token as string;
+  const started = await send(`${api.url}/api/v1/public/payment-links/${encodeURIComponent(publicToken)}/checkouts`, 'POST', { body: { installments: 2, coupon_code: coupon.code, payer } });
+  if (started.status !== 201) throw new Error(`seed: the public checkout answered ${started.status}: ${started.text.slice(0, 500)}`);
+  const checkout = started.body;
+  const checkoutId = checkout.checkout_id as string;
+  const records: Record<string, any> = { 'payment-provider-accounts': account, 'payment-links': link, 'payment-coupons': coupon, checkouts: checkout };
+  const ids = { 'payment-provider-accounts': account.id as string, 'payment-links': created.id as string, 'payment-coupons': coupon.id as string };
+  const valid = {
+    'POST /public/payment-links/{publicToken}/quote': { installments: 3, coupon_code: coupon.code.toLowerCase() },
+    'POST /public/payment-links/{publicToken}/checkouts': { installments: 2, coupon_code: coupon.code, payer },
+    'POST /provider-webhooks/{accountId}': {
+      type: 'payment.paid',
+      status: 'paid',
+      provider_reference: `evt_${tag}`,
+      transaction_provider_reference: `checkout_${checkoutId}`,
+      occurred_at: '2026-01-01T00:00:00.000Z',
+      payload: { source: 'fuzz' },
+    },
+    'POST /pay/{publicToken}': { installments: '2', coupon_code: coupon.code, name: payer.name, email: payer.email, action: 'pay' },
+    'POST /pay/checkouts/{checkoutId}/test-provider': { decision: 'approve' },
+  };
+  return {
+    ids,
+    records,
+    pool: [...Object.values(ids), publicToken, checkoutId, coupon.code, `checkout_${checkoutId}`],
+    params: { publicToken, checkoutId, accountId: account.id },
+    webhookSecret: account.webhook_secret,
+    valid,
+  };
 }
 
 /** The path prefix a route's `{id}` belongs to: `/payment-links/{id}/activate` -> `payment-links`. */
@@ -337,7 +393,23 @@ export interface FuzzRequest {
   headers: Record<string, string>;
   /** The raw body, as sent. */
   body?: string;
+  /**
+   * A public route's (or page's) request: the path parameter whose seeded credential `@id`
+   * stands for (`publicToken`, `checkoutId`, `accountId`; see `Seeded.params`). No key is
+   * sent unless `key` names a junk one.
+   */
+  param?: string;
+  /** Signed when sent (Standard Webhooks headers over the body as sent), with the account's webhook secret or one way of getting it wrong. */
+  signature?: Signature;
 }
+
+/**
+ * How a provider webhook is signed when sent: `valid`, with the account's secret, now;
+ * `several`, the valid signature after a junk v1 one and a v2 one; the others are
+ * refused: `stale` (6 min old), `future` (6 min ahead), `other-secret`, `other-body`
+ * (signed over another body), `other-id` (another webhook-id than the signed one).
+ */
+export type Signature = 'valid' | 'several' | 'stale' | 'future' | 'other-secret' | 'other-body' | 'other-id';
 
 /** Long runs of one character print as `<'x' x 20000>`, so a counterexample stays readable. */
 export function abbreviate(text: string, max = 400): string {
@@ -349,7 +421,9 @@ export function abbreviate(text: string, max = 400): string {
 
 export function describeRequest(r: FuzzRequest): string {
   const parts = [`${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`];
-  if (r.key !== 'valid') parts.push(`X-Api-Key: ${r.key === 'none' ? '(none)' : JSON.stringify(r.key)}`);
+  // A public request sends no key: only a junk one is worth showing.
+  if (r.key !== 'valid' && !(r.param !== undefined && r.key === 'none')) parts.push(`X-Api-Key: ${r.key === 'none' ? '(none)' : JSON.stringify(r.key)}`);
+  if (r.signature) parts.push(`webhook-*: ${r.signature === 'valid' ? "signed with the account's webhook secret" : `signed, ${r.signature}`} (at send time)`);
   for (const [name, value] of Object.entries(r.headers)) parts.push(`${name}: ${JSON.stringify(value)}`);
   const shown = (text: string) => visible(abbreviate(text, 1200));
   return [...parts.map((p) => shown(p)), ...(r.body === undefined ? [] : [`body ${r.body === '' ? '(empty)' : shown(r.body)}`])].join(' | ');
@@ -376,9 +450,20 @@ export function encode(text: string): string {
   return out;
 }
 
-/** The body-less request for a route, `{id}` standing for the seeded record. */
-function baseRequest(route: RestRoute): FuzzRequest {
-  return { method: route.method, path: `/api/v1${route.path.replace('{id}', '@id')}`, query: '', key: 'valid', headers: {} };
+/** A route's path parameter (`{id}`, or a public route's `{publicToken}`, `{checkoutId}`, `{accountId}`). */
+const PARAM = /\{(\w+)\}/;
+
+/** How a route is fuzzed. */
+export interface RouteOptions {
+  /** A public route: requests carry no key (now and then a junk one), and the path's parameter is the seeded credential it names (`Seeded.params`). */
+  keyless?: boolean;
+}
+
+/** The body-less request for a route, `@id` standing for the seeded record (or, keyless, the seeded credential). */
+function baseRequest(route: RestRoute, options: RouteOptions = {}): FuzzRequest {
+  const path = `/api/v1${route.path.replace(PARAM, '@id')}`;
+  if (!options.keyless) return { method: route.method, path, query: '', key: 'valid', headers: {} };
+  return { method: route.method, path, query: '', key: 'none', headers: {}, param: PARAM.exec(route.path)?.[1] ?? 'none' };
 }
 
 export interface Target {
@@ -398,14 +483,44 @@ export interface Sent {
   logged: string[];
 }
 
+/** A well-formed secret that is not the account's. */
+const OTHER_SECRET = `whsec_${Buffer.from('fuzz'.repeat(8)).toString('base64')}`;
+
+/** The Standard Webhooks headers of one signed request, made when it is sent (the timestamp must be recent). */
+function signatureHeaders(mode: Signature, secret: string, body: string, id: string): Record<string, string> {
+  const now = Date.now();
+  const at = new Date(mode === 'stale' ? now - 6 * 60_000 : mode === 'future' ? now + 6 * 60_000 : now);
+  const signed = new Webhook(mode === 'other-secret' ? OTHER_SECRET : secret).sign(id, at, mode === 'other-body' ? `${body} ` : body);
+  return {
+    'webhook-id': mode === 'other-id' ? `${id}x` : id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': mode === 'several' ? `v1,${'A'.repeat(44)} v2,${signed.slice(3)} ${signed}` : signed,
+  };
+}
+
+/** As `send`, but a redirect is the answer (the pages answer a form with 303): fetch would follow it, and report the next page's status. */
+async function sendUnfollowed(url: string, method: string, body: string | undefined, headers: Record<string, string>): Promise<Reply> {
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : Buffer.from(body, 'utf8'), redirect: 'manual' });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text, text };
+}
+
 export async function sendFuzz(target: Target, r: FuzzRequest): Promise<Sent> {
-  const id = r.path.startsWith('/api/v1/') ? target.seeded.ids[r.path.split('/')[3]!] ?? 'none' : 'none';
+  const id =
+    r.param !== undefined ? (target.seeded.params?.[r.param] ?? 'none')
+    : r.path.startsWith('/api/v1/') ? (target.seeded.ids[r.path.split('/')[3]!] ?? 'none')
+    : 'none';
   const path = r.path.replaceAll('@id', id).replaceAll('@ID', id.toLowerCase());
   const requestId = `fuzz-${process.pid}-${++requestCounter}`;
   const headers: Record<string, string> = { ...r.headers, 'X-Request-Id': requestId };
   if (r.key === 'valid') headers['X-Api-Key'] = target.api.key;
   else if (r.key !== 'none') headers['X-Api-Key'] = r.key;
-  const reply = await send(`${target.api.url}${path}${r.query ? `?${r.query}` : ''}`, r.method, { raw: r.body, headers });
+  if (r.signature) {
+    if (!target.seeded.webhookSecret) throw new Error('a signed request, but the seed has no webhook secret (seedPublic)');
+    Object.assign(headers, signatureHeaders(r.signature, target.seeded.webhookSecret, r.body ?? '', `msg_${requestId}`));
+  }
+  const url = `${target.api.url}${path}${r.query ? `?${r.query}` : ''}`;
+  const reply = isPagePath(r.path) ? await sendUnfollowed(url, r.method, r.body, headers) : await send(url, r.method, { raw: r.body, headers });
   return { request: r, reply, requestId, logged: target.log?.take(requestId) ?? [] };
 }
 
@@ -808,10 +923,34 @@ const RAW_BODIES = [
   `{"x":"${'y'.repeat(1_100_000)}"}`,
 ];
 
+type Entry = readonly [string, string];
+
+/**
+ * A body that succeeds with each field kept (mostly), left out, or made hostile (nested
+ * objects likewise), and now and then a prototype, repeated or unknown key: hostile
+ * values that get past the other fields' checks.
+ */
+export function mutatedObject(valid: Record<string, unknown>, depth = 0): fc.Arbitrary<string> {
+  const entries = Object.entries(valid).map(([key, value]) =>
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constant<Entry | undefined>([key, json(value)]) },
+      { weight: 1, arbitrary: fc.constant<Entry | undefined>(undefined) },
+      { weight: 2, arbitrary: hostileValue.map((v): Entry | undefined => [key, v]) },
+      ...(isPlainObject(value) && depth < 2 ? [{ weight: 2, arbitrary: mutatedObject(value, depth + 1).map((v): Entry | undefined => [key, v]) }] : []),
+    ),
+  );
+  const extra = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom(...Object.keys(valid)), fc.string({ maxLength: 8 })), hostileValue), { maxLength: 1 });
+  return fc.tuple(fc.tuple(...entries), extra).map(([chosen, more]) => objectText([...chosen.filter((e) => e !== undefined), ...more]));
+}
+
+/** The seed's body that succeeds on this route, if it has one (the public routes'). */
+const validBody = (route: RestRoute, seeded: Seeded) => seeded.valid?.[`${route.method} ${route.path}`];
+
 /** Any body: an object with the route's fields (or, for routes without a body, anything). */
 export function bodies(route: RestRoute, seeded: Seeded): fc.Arbitrary<string> {
   const { body } = routeInputs(route);
-  const shaped = body ? [{ weight: 6, arbitrary: hostileObject(body, seeded.pool) }] : [];
+  const valid = validBody(route, seeded);
+  const shaped = [...(body ? [{ weight: 6, arbitrary: hostileObject(body, seeded.pool) }] : []), ...(valid ? [{ weight: 6, arbitrary: mutatedObject(valid) }] : [])];
   return fc.oneof(
     ...shaped,
     { weight: 2, arbitrary: fc.jsonValue().map((v) => json(v) ?? 'null') },
@@ -822,11 +961,26 @@ export function bodies(route: RestRoute, seeded: Seeded): fc.Arbitrary<string> {
   );
 }
 
-/** The kinds of hostility, each its own property so one kind's failure does not hide another's. */
-export type Aspect = 'path' | 'query' | 'body' | 'headers' | 'mixed';
+/**
+ * The kinds of hostility, each its own property so one kind's failure does not hide
+ * another's. `signed`: a provider webhook signed at send time (mostly correctly), with a
+ * hostile body (now and then a hostile path, content type or signature headers), so
+ * the body is fuzzed past the signature check.
+ */
+export type Aspect = 'path' | 'query' | 'body' | 'headers' | 'mixed' | 'signed';
 
-export function aspectsOf(route: RestRoute): Aspect[] {
-  return [...(route.path.includes('{id}') ? (['path'] as const) : []), 'query', ...(route.method !== 'GET' ? (['body'] as const) : []), 'headers', 'mixed'];
+/** A route whose credential is a webhook signature by the account in its path (the public gate's rule). */
+const isSignedRoute = (route: RestRoute) => route.path.includes('{accountId}');
+
+export function aspectsOf(route: RestRoute, options: RouteOptions = {}): Aspect[] {
+  return [
+    ...(PARAM.test(route.path) ? (['path'] as const) : []),
+    'query',
+    ...(route.method !== 'GET' ? (['body'] as const) : []),
+    'headers',
+    'mixed',
+    ...(options.keyless && isSignedRoute(route) ? (['signed'] as const) : []),
+  ];
 }
 
 interface HeaderChoice {
@@ -846,26 +1000,41 @@ const headerChoices: fc.Arbitrary<HeaderChoice> = fc.record(
   { requiredKeys: [] },
 );
 
-function applyHeaders(r: FuzzRequest, choice: HeaderChoice, apiKey: string): FuzzRequest {
+/** `apiKey` undefined (a keyless request): a junk key is sent as written, never made of the workspace's. */
+function applyHeaders(r: FuzzRequest, choice: HeaderChoice, apiKey: string | undefined): FuzzRequest {
   const headers = { ...r.headers };
   if (choice.contentType !== undefined) headers['Content-Type'] = choice.contentType;
   if (choice.idempotencyKey !== undefined) headers['Idempotency-Key'] = choice.idempotencyKey;
   if (choice.extra) headers[choice.extra[0]] = choice.extra[1];
-  const key = choice.key === undefined ? r.key : choice.key.replaceAll('@KEY', apiKey.toUpperCase()).replaceAll('@key', apiKey);
+  const key = choice.key === undefined || apiKey === undefined ? (choice.key ?? r.key) : choice.key.replaceAll('@KEY', apiKey.toUpperCase()).replaceAll('@key', apiKey);
   return { ...r, headers, key };
 }
 
 /** The key as a request shows it: `valid` for the workspace's own, so counterexamples do not print it. */
 const keyLabel = (key: string, apiKey: string) => (key === apiKey ? 'valid' : key.replaceAll(apiKey, '<key>'));
 
+/** Signature modes: mostly valid, so the body gets past the check. */
+const signatureModes = fc.oneof(
+  { weight: 8, arbitrary: fc.constant<Signature>('valid') },
+  { weight: 1, arbitrary: fc.constant<Signature>('several') },
+  { weight: 2, arbitrary: fc.constantFrom<Signature>('stale', 'future', 'other-secret', 'other-body', 'other-id') },
+);
+
+/** Junk Standard Webhooks headers, as sent (no signature made). */
+const junkWebhookHeaders: fc.Arbitrary<Record<string, string>> = fc.record({
+  'webhook-id': fc.oneof(fc.constantFrom('', ' ', 'msg_1', 'x'.repeat(5_000), '__proto__'), latin1(20)),
+  'webhook-timestamp': fc.oneof(fc.constantFrom('', '0', '-1', 'NaN', '1e10', '99999999999999999999', ' 1', '0x10', '9007199254740993', '-9007199254740993'), latin1(12)),
+  'webhook-signature': fc.oneof(fc.constantFrom('', 'v1', 'v1,', ',', 'v1,v1,', `v1,${'A'.repeat(44)}`, `v1,${'='.repeat(44)}`, 'v1,@@@ v1,%%%', `${'v1,a '.repeat(2_000)}`), latin1(60)),
+});
+
 /** Hostile requests for one route, varying one aspect (or all of them, for `mixed`). */
-export function restRequests(route: RestRoute, aspect: Aspect, target: Target): fc.Arbitrary<FuzzRequest> {
-  const base = baseRequest(route);
+export function restRequests(route: RestRoute, aspect: Aspect, target: Target, options: RouteOptions = {}): fc.Arbitrary<FuzzRequest> {
+  const base = baseRequest(route, options);
   const withBody = route.method !== 'GET';
   const benign: FuzzRequest = withBody ? { ...base, headers: { 'Content-Type': 'application/json' }, body: '{}' } : base;
-  const apiKey = target.api.key;
-  const finish = (r: FuzzRequest) => printable({ ...r, key: keyLabel(r.key, apiKey) });
-  const idPath = (id: string) => `/api/v1${route.path.replace('{id}', id)}`;
+  const apiKey = options.keyless ? undefined : target.api.key;
+  const finish = (r: FuzzRequest) => printable(apiKey === undefined ? r : { ...r, key: keyLabel(r.key, apiKey) });
+  const idPath = (id: string) => `/api/v1${route.path.replace(PARAM, id)}`;
   switch (aspect) {
     case 'path':
       return pathIds.map((id) => finish({ ...benign, path: idPath(id) }));
@@ -888,35 +1057,58 @@ export function restRequests(route: RestRoute, aspect: Aspect, target: Target): 
         .map(([id, query, body, choice]) =>
           finish(applyHeaders({ ...base, path: id === undefined ? base.path : idPath(id), query: query ?? '', ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }) }, choice, apiKey)),
         );
+    case 'signed':
+      return fc
+        .tuple(
+          fc.oneof({ weight: 6, arbitrary: signatureModes }, { weight: 1, arbitrary: junkWebhookHeaders }),
+          bodies(route, target.seeded),
+          fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: contentType }),
+          // Mostly the account's own path and no query string (fc.option's `freq` is the odds of the nil value, 1 in freq).
+          fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: pathIds }),
+          fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: queryStrings(route, target.seeded) }),
+        )
+        .map(([signing, body, type, id, query]) =>
+          finish({
+            ...base,
+            path: id === undefined ? base.path : idPath(id),
+            query: query ?? '',
+            body,
+            ...(typeof signing === 'string' ? { headers: { 'Content-Type': type }, signature: signing } : { headers: { 'Content-Type': type, ...signing } }),
+          }),
+        );
   }
 }
 
+/** Hostile bodies every run tries: NUL, 1e400 and prototype objects in every field, prototype keys, deep nesting. */
+function bodyExamples(route: RestRoute): string[] {
+  const { body } = routeInputs(route);
+  const fields = body ? Object.keys(body.getFields()).map(snakeCase) : ['x'];
+  return [
+    objectText(fields.map((f) => [f, json('a\u0000b')] as const)),
+    objectText(fields.map((f) => [f, '1e400'] as const)),
+    objectText(fields.map((f) => [f, '{"__proto__":{"polluted":true}}'] as const)),
+    objectText(PROTOTYPE_KEYS.map((k) => [k, '{"polluted":true}'] as const)),
+    `${'['.repeat(150_000)}${']'.repeat(150_000)}`,
+    // Nesting each JSON field (properties, metadata, payload) alone, so a failure names the field.
+    ...(body ? Object.values(body.getFields()).filter((f) => getNamedType(f.type).name === 'JSON') : []).map((f) =>
+      objectText([[snakeCase(f.name), `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`]]),
+    ),
+  ];
+}
+
 /** Requests every run tries first: the hostile cases named in the brief, one batch per aspect. */
-export function restExamples(route: RestRoute, aspect: Aspect): FuzzRequest[] {
-  const base = baseRequest(route);
+export function restExamples(route: RestRoute, aspect: Aspect, options: RouteOptions = {}, seeded?: Seeded): FuzzRequest[] {
+  const base = baseRequest(route, options);
   const benign: FuzzRequest = route.method !== 'GET' ? { ...base, headers: { 'Content-Type': 'application/json' }, body: '{}' } : base;
-  const idPath = (id: string) => `/api/v1${route.path.replace('{id}', id)}`;
+  const idPath = (id: string) => `/api/v1${route.path.replace(PARAM, id)}`;
   const list = (): FuzzRequest[] => {
     switch (aspect) {
       case 'path':
         return ['%00', '@id%00', '..', '%2e%2e', encode('🙂'), '%ED%A0%80', '__proto__', 'constructor'].map((id) => ({ ...benign, path: idPath(id) }));
       case 'query':
         return [...PROTOTYPE_KEYS.slice(0, 6).map((k) => `${k}=1`), 'page=abc&per_page=-1', 'page=1&page=2', 'per_page=%00', `page=${'9'.repeat(30)}`, 'search=a%00b&email=a%00b'].map((query) => ({ ...benign, query }));
-      case 'body': {
-        const { body } = routeInputs(route);
-        const fields = body ? Object.keys(body.getFields()).map(snakeCase) : ['x'];
-        return [
-          objectText(fields.map((f) => [f, json('a\u0000b')] as const)),
-          objectText(fields.map((f) => [f, '1e400'] as const)),
-          objectText(fields.map((f) => [f, '{"__proto__":{"polluted":true}}'] as const)),
-          objectText(PROTOTYPE_KEYS.map((k) => [k, '{"polluted":true}'] as const)),
-          `${'['.repeat(150_000)}${']'.repeat(150_000)}`,
-          // Nesting each JSON field (properties, metadata, payload) alone, so a failure names the field.
-          ...(body ? Object.values(body.getFields()).filter((f) => getNamedType(f.type).name === 'JSON') : []).map((f) =>
-            objectText([[snakeCase(f.name), `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`]]),
-          ),
-        ].map((text) => ({ ...base, headers: { 'Content-Type': 'application/json' }, body: text }));
-      }
+      case 'body':
+        return bodyExamples(route).map((text) => ({ ...base, headers: { 'Content-Type': 'application/json' }, body: text }));
       case 'headers':
         return [
           { ...benign, headers: { 'Content-Type': 'text/plain' } },
@@ -926,7 +1118,22 @@ export function restExamples(route: RestRoute, aspect: Aspect): FuzzRequest[] {
           { ...benign, key: `sg_${'A'.repeat(40)}` },
         ];
       case 'mixed':
-        return [{ ...benign, path: route.path.includes('{id}') ? idPath('%00') : base.path, query: 'constructor=1&__proto__=1' }];
+        return [{ ...benign, path: PARAM.test(route.path) ? idPath('%00') : base.path, query: 'constructor=1&__proto__=1' }];
+      case 'signed': {
+        // Signed with the account's secret: the body that succeeds, then the hostile ones, the empty one, and a refused signature or two.
+        const valid = seeded && validBody(route, seeded);
+        const signed = (body: string, signature: Signature = 'valid'): FuzzRequest => ({ ...base, headers: { 'Content-Type': 'application/json' }, body, signature });
+        return [
+          ...(valid ? [signed(json(valid)), signed(json(valid), 'several'), signed(json(valid), 'stale')] : []),
+          ...bodyExamples(route).map((body) => signed(body)),
+          ...(valid ? Object.keys(valid).map((field) => signed(objectText(Object.entries(valid).map(([k, v]) => [k, k === field ? json('a\u0000b') : json(v)] as const)))) : []),
+          signed(''),
+          signed('{}'),
+          signed('null'),
+          { ...signed('{}'), path: idPath('%00') },
+          { ...signed('{}'), path: idPath(encode('🙂')) },
+        ];
+      }
     }
   };
   return list().map(printable);
@@ -1032,11 +1239,149 @@ export function graphqlRequests(target: Target): fc.Arbitrary<FuzzRequest> {
     .tuple(
       fc.oneof({ weight: 5, arbitrary: documentRequest }, { weight: 2, arbitrary: junk }),
       fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: contentType }),
-      fc.option(junkKey, { nil: undefined, freq: 8 }),
+      // Mostly the workspace's own key (undefined), so most documents run; now and then a junk one.
+      fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: junkKey }),
     )
     .map(([body, type, key]) =>
       printable({ method: 'POST', path: '/graphql', query: '', key: key === undefined ? 'valid' : keyLabel(key.replaceAll('@key', target.api.key), target.api.key), headers: { 'Content-Type': type }, body }),
     );
+}
+
+// ---------------------------------------------------------------------------
+// The payer's pages (/pay/...): server-rendered HTML, outside the route table
+
+/** The pages of src/modules/checkouts/pages.ts; `{publicToken}` and `{checkoutId}` are the seeded credentials (`seedPublic`). */
+export const PAGES = [
+  { method: 'GET', path: '/pay/{publicToken}' },
+  { method: 'POST', path: '/pay/{publicToken}' },
+  { method: 'GET', path: '/pay/checkouts/{checkoutId}' },
+  { method: 'GET', path: '/pay/checkouts/{checkoutId}/test-provider' },
+  { method: 'POST', path: '/pay/checkouts/{checkoutId}/test-provider' },
+] as const;
+
+type Page = (typeof PAGES)[number];
+
+const isPagePath = (path: string) => path.startsWith('/pay/');
+
+/** What the pages' forms post (the link page's, the test provider's). */
+const FORM_FIELDS = ['installments', 'coupon_code', 'name', 'email', 'action', 'decision'];
+const FORM_WORDS = ['1', '2', '6', '7', '48', 'quote', 'pay', 'approve', 'decline', 'APPROVE', 'Pay', 'ada@example.com', 'Ada+Lovelace', '+', '%2B', '%20pay', 'pay%00'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** A form field's value, percent-encoded as a browser sends it (or not quite). */
+const formValue = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...QUERY_VALUES, ...FORM_WORDS) },
+  { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_STRINGS).map(encode) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map(encode) },
+);
+
+const formPair = fc
+  .tuple(
+    fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FORM_FIELDS) }, { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encode) }),
+    formValue,
+  )
+  .map(([k, v]) => `${k}=${v}`);
+
+const RAW_FORMS = ['&&&', '=', '==', '%', 'a=%zz', 'installments=%ED%A0%80&action=quote', 'action=pay&action=quote', 'installments=1&installments=99', 'decision=approve&decision=decline', '__proto__[action]=pay'];
+
+/** Form bodies: the seed's form that succeeds with a few fields dropped or made hostile, any fields, junk. */
+function formBodies(valid: Record<string, unknown> | undefined): fc.Arbitrary<string> {
+  const any = fc.array(formPair, { minLength: 1, maxLength: 6 }).map((pairs) => pairs.join('&'));
+  const mutated = valid
+    ? [
+        {
+          weight: 5,
+          arbitrary: fc
+            .tuple(
+              fc.tuple(
+                ...Object.entries(valid).map(([k, v]) =>
+                  fc.oneof(
+                    { weight: 8, arbitrary: fc.constant<string | undefined>(`${k}=${encode(String(v))}`) },
+                    { weight: 1, arbitrary: fc.constant<string | undefined>(undefined) },
+                    { weight: 2, arbitrary: formValue.map((x): string | undefined => `${k}=${x}`) },
+                  ),
+                ),
+              ),
+              fc.array(formPair, { maxLength: 2 }),
+            )
+            .map(([kept, more]) => [...kept.filter((p) => p !== undefined), ...more].join('&')),
+        },
+      ]
+    : [];
+  return fc.oneof(
+    ...mutated,
+    { weight: 2, arbitrary: any },
+    { weight: 1, arbitrary: fc.constantFrom(...RAW_FORMS, ...RAW_BODIES) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => json(v) ?? 'null') },
+  );
+}
+
+const pageQueries = fc.oneof(
+  fc.array(fc.tuple(fc.oneof(fc.constantFrom(...FORM_FIELDS), fc.constantFrom(...PROTOTYPE_KEYS)), fc.constantFrom(...QUERY_VALUES)), { minLength: 1, maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
+  fc.constantFrom(...RAW_QUERIES),
+);
+
+const bodyAllowed = (method: string) => method !== 'GET' && method !== 'HEAD';
+
+function pageRequest(page: Page, id: string | undefined, method: string, query: string, body: string | undefined, headers: Record<string, string>): FuzzRequest {
+  const request: FuzzRequest = { method, path: page.path.replace(PARAM, id ?? '@id'), query, key: 'none', headers, param: PARAM.exec(page.path)![1]! };
+  return bodyAllowed(method) && body !== undefined ? { ...request, body } : request;
+}
+
+/** Hostile requests to the pages: the seeded credential or a hostile one in the path, hostile forms, methods, query strings and headers. */
+export function pageRequests(target: Target): fc.Arbitrary<FuzzRequest> {
+  return fc.constantFrom(...PAGES).chain((page) => {
+    const valid = target.seeded.valid?.[`${page.method} ${page.path}`];
+    return fc
+      .tuple(
+        fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: pathIds }),
+        fc.oneof({ weight: 8, arbitrary: fc.constant<string>(page.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') }),
+        fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: pageQueries }),
+        page.method === 'POST' ? formBodies(valid) : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: formBodies(undefined) }),
+        fc.oneof({ weight: 6, arbitrary: fc.constant(FORM_TYPE) }, { weight: 1, arbitrary: contentType }, { weight: 1, arbitrary: fc.constant(undefined) }),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: headerChoices }),
+      )
+      .map(([id, method, query, body, type, choice]) => {
+        const request = pageRequest(page, id, method, query, body, body !== undefined && type !== undefined ? { 'Content-Type': type } : {});
+        return printable(choice ? applyHeaders(request, choice, undefined) : request);
+      });
+  });
+}
+
+/** Requests every run of the pages tries first: hostile forms and credentials; a checkout paid, then approved. */
+export function pageExamples(): FuzzRequest[] {
+  const [show, post, result, provider, decide] = PAGES;
+  const form = (page: Page, body: string, id?: string) => pageRequest(page, id, page.method, '', body, { 'Content-Type': FORM_TYPE });
+  const quote = (fields: string) => form(post, `${fields}&action=quote`);
+  return [
+    ...PAGES.filter((p) => p.method === 'GET').flatMap((p) => [pageRequest(p, undefined, 'GET', '', undefined, {}), ...['%00', '@id%00', encode('🙂'), '__proto__', 'x'.repeat(3_000)].map((id) => pageRequest(p, id, 'GET', '', undefined, {}))]),
+    pageRequest(show, undefined, 'HEAD', '', undefined, {}),
+    pageRequest(show, undefined, 'PUT', '', 'x=1', { 'Content-Type': FORM_TYPE }),
+    ...['abc', '1.5', '1e999', '99999999999', '-1', '0', '7', '', '%00', '2%00'].map((n) => quote(`installments=${n}`)),
+    quote(`coupon_code=a%00b`),
+    quote(`coupon_code=${'x'.repeat(65)}`),
+    quote(`coupon_code=${encode('🙂'.repeat(300))}`),
+    form(post, 'action=pay&name=%00&email=a%00b@example.com'),
+    form(post, 'action=pay&name=&email='),
+    form(post, `action=pay&installments=2&name=${'x'.repeat(20_000)}&email=ada@example.com`),
+    form(post, '__proto__=x&constructor=y&toString=z&hasOwnProperty=w&action=quote'),
+    form(post, `x=${'y'.repeat(1_100_000)}&action=quote`),
+    { ...form(post, 'action=quote'), headers: { 'Content-Type': 'application/json' } },
+    form(post, 'installments=2&coupon_code=nope&name=Ada+Lovelace&email=ada@example.com&action=pay'),
+    form(post, 'installments=2&name=Ada+Lovelace&email=ada@example.com&action=pay'),
+    form(decide, 'decision=maybe'),
+    form(decide, 'decision=approve', '%00'),
+    form(decide, ''),
+    pageRequest(provider, undefined, 'GET', '', undefined, {}),
+    pageRequest(result, undefined, 'GET', 'constructor=1&__proto__=1', undefined, {}),
+    form(decide, 'decision=approve'),
+    form(decide, 'decision=decline'),
+  ].map(printable);
+}
+
+/** The payer's pages, as one property: never a 5xx, text/html but for redirects, and a refused request changes nothing. */
+export async function fuzzPages(target: Target, settings: FuzzSettings): Promise<string[]> {
+  return checkProperty('/pay pages', pageRequests(target), pageExamples(), target, settings);
 }
 
 // ---------------------------------------------------------------------------
@@ -1085,6 +1430,20 @@ export function violations(sent: Sent): Violation[] {
           out.push({ kind: 'graphql: an error without extensions.code', text: `answered ${reply.status} with an error without extensions.code: ${shown}` });
         else if (e.extensions.code === 'INTERNAL_SERVER_ERROR') out.push({ kind: `graphql INTERNAL_SERVER_ERROR (${loggedCause(sent)})`, text: `answered ${reply.status} with INTERNAL_SERVER_ERROR: ${shown}` });
       }
+    }
+  } else if (isPagePath(request.path)) {
+    // The client resolves dot segments first (`/pay/..` is `/`): only a path still under /pay/ reaches the pages.
+    const reached = new URL(request.path, 'http://fuzz.invalid').pathname.startsWith('/pay/');
+    const type = reply.headers.get('content-type') ?? '';
+    const redirect = reply.status >= 300 && reply.status < 400;
+    // 431: Node's HTTP parser refuses over-long headers (a 16 KiB request line) before any route is chosen, in the API's JSON.
+    if (reached && !redirect && reply.status !== 431 && !/^text\/html\b/i.test(type)) {
+      out.push({ kind: `page ${reply.status} not text/html`, text: `answered ${reply.status} with Content-Type ${JSON.stringify(type)}: ${JSON.stringify(abbreviate(reply.text, 300))}` });
+    }
+    // A redirect (after a form) goes to another page of this server, never elsewhere.
+    const location = reply.headers.get('location');
+    if (redirect && !(location && /^(https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?)?\/pay\//.test(location))) {
+      out.push({ kind: `page ${reply.status}: a redirect off the pages`, text: `answered ${reply.status} with Location ${JSON.stringify(location)}` });
     }
   } else if (reply.status >= 400 && (!isPlainObject(reply.body) || typeof reply.body.message !== 'string')) {
     out.push({ kind: `${reply.status} without a message`, text: `answered ${reply.status} with an error body that is not a JSON object with a string message: ${JSON.stringify(abbreviate(reply.text, 300))}` });
@@ -1193,10 +1552,16 @@ export async function checkProperty(
   return reports;
 }
 
-/** Every aspect of one REST route; one report per distinct defect found. */
-export async function fuzzRestRoute(route: RestRoute, target: Target, settings: FuzzSettings, aspects = aspectsOf(route)): Promise<string[]> {
+/**
+ * Every aspect of one REST route; one report per distinct defect found. A public route
+ * (`publicRoutes`) takes `{ keyless: true }` and a target seeded by `seedPublic`.
+ */
+export async function fuzzRestRoute(route: RestRoute, target: Target, settings: FuzzSettings, options: RouteOptions & { aspects?: Aspect[] } = {}): Promise<string[]> {
   const reports: string[] = [];
-  for (const aspect of aspects) reports.push(...(await checkProperty(`${route.method} ${route.path} [${aspect}]`, restRequests(route, aspect, target), restExamples(route, aspect), target, settings)));
+  const label = `${options.keyless ? 'keyless ' : ''}${route.method} ${route.path}`;
+  for (const aspect of options.aspects ?? aspectsOf(route, options)) {
+    reports.push(...(await checkProperty(`${label} [${aspect}]`, restRequests(route, aspect, target, options), restExamples(route, aspect, options, target.seeded), target, settings)));
+  }
   return reports;
 }
 

@@ -146,6 +146,29 @@ describe('WEB_CONCURRENCY=2: two workers on one port, one rate limit', () => {
     }
   });
 
+  it('counts the public routes\' limit per client address in the primary too, apart from the keys\'', { timeout: 90_000 }, async () => {
+    const service = await startCluster({ PUBLIC_RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const publicGet = () =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(`${service.url}/api/v1/public/payment-links/unknown`, { agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      const statuses: number[] = [];
+      // Each on a new connection: the primary hands them to the two workers in turn.
+      for (let i = 0; i < 6; i += 1) statuses.push(await publicGet());
+      expect(statuses).toEqual([404, 404, 404, 429, 429, 429]);
+      // The keyed limit is its own.
+      expect((await getAlone(service.url, await newKey())).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it.skipIf(!withRedis)('counts in Redis under RATE_LIMIT_REDIS_PREFIX when REDIS_URL is set', { timeout: 90_000 }, async () => {
     const prefix = uniquePrefix();
     const service = await startCluster({ REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix });

@@ -13,10 +13,10 @@
 import { openDatabase } from '../src/db/client.js';
 import { resolveDatabase } from '../src/db/database-url.js';
 import { applyMigrations } from '../src/db/migrate.js';
-import { restRoutes } from '../src/modules/index.js';
+import { publicRoutes, restRoutes } from '../src/modules/index.js';
 import { listen } from '../src/serve.js';
 import { scratchDatabase } from '../test/support/scratch-database.js';
-import { type Target, captureServerLog, fuzzGraphQL, fuzzRestRoute, fuzzSettings, newApi, seedWorkspace } from '../test/support/fuzz.js';
+import { PAGES, type Target, captureServerLog, fuzzGraphQL, fuzzPages, fuzzRestRoute, fuzzSettings, newApi, seedPublic, seedWorkspace } from '../test/support/fuzz.js';
 
 const settings = fuzzSettings({ runs: 100, seed: Number(process.env.FUZZ_SEED || Math.floor(Math.random() * 2 ** 31)), shrinkMs: 60_000 });
 const only = (process.env.FUZZ_ROUTES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -28,36 +28,36 @@ const fresh = await scratchDatabase(process.env.FUZZ_PROVIDER === 'postgresql' ?
 const target = resolveDatabase(fresh.url);
 await applyMigrations(target);
 const database = await openDatabase(target);
-const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0 });
+const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, PUBLIC_RATE_LIMIT_PER_MINUTE: 0 });
 const log = captureServerLog();
 const app = { url: server.url, database };
 
 say(`fuzzing ${server.url} on ${target.provider}: FUZZ_SEED=${settings.seed} FUZZ_RUNS=${settings.runs} (batches of up to ${settings.batch} requests per property)`);
 
-async function freshTarget(): Promise<Target> {
+/** A workspace seeded for the keyed routes, or (`public`) with an active test-provider link, a coupon and a checkout. */
+async function freshTarget(kind: 'keyed' | 'public' = 'keyed'): Promise<Target> {
   const api = await newApi(app);
-  return { api, database, seeded: await seedWorkspace(api), log };
+  return { api, database, seeded: await (kind === 'keyed' ? seedWorkspace(api) : seedPublic(api)), log };
+}
+
+/** Runs one fuzz target when FUZZ_ONLY wants it, and says how it went. */
+async function check(label: string, run: () => Promise<string[]>): Promise<void> {
+  if (!wanted(label)) return;
+  const started = Date.now();
+  const reports = await run();
+  checked += 1;
+  say(`${reports.length ? 'FAIL' : 'ok  '} ${label} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  failures.push(...reports);
 }
 
 const failures: string[] = [];
 let checked = 0;
 try {
-  for (const route of restRoutes) {
-    const label = `${route.method} ${route.path}`;
-    if (!wanted(label)) continue;
-    const started = Date.now();
-    const reports = await fuzzRestRoute(route, await freshTarget(), settings);
-    checked += 1;
-    say(`${reports.length ? 'FAIL' : 'ok  '} ${label} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    failures.push(...reports);
-  }
-  if (wanted('POST /graphql')) {
-    const started = Date.now();
-    const reports = await fuzzGraphQL(await freshTarget(), { ...settings, runs: settings.runs * 10 });
-    checked += 1;
-    say(`${reports.length ? 'FAIL' : 'ok  '} POST /graphql (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    failures.push(...reports);
-  }
+  for (const route of restRoutes) await check(`${route.method} ${route.path}`, async () => fuzzRestRoute(route, await freshTarget(), settings));
+  await check('POST /graphql', async () => fuzzGraphQL(await freshTarget(), { ...settings, runs: settings.runs * 10 }));
+  // The routes that take no key (API.md section 7), and the payer's pages.
+  for (const route of publicRoutes) await check(`${route.method} ${route.path}`, async () => fuzzRestRoute(route, await freshTarget('public'), settings, { keyless: true }));
+  await check(`pages ${PAGES.map((p) => `${p.method} ${p.path}`).join(', ')}`, async () => fuzzPages(await freshTarget('public'), settings));
 } finally {
   log.stop();
   await server.close();

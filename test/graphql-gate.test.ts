@@ -100,6 +100,20 @@ describe('requests GraphQL cannot read', () => {
     }
   });
 
+  // Found by `npm run fuzz`: `[null,null,null]` reached Yoga's batching, which read `.variables` of null (a logged 500).
+  it('answers a batch with an item that is not an object with 400 BAD_REQUEST, and logs nothing', async () => {
+    const logged = await stderrDuring(async () => {
+      for (const raw of ['[null,null,null]', '[1]', '[{"query":"{ workspace { id } }"},[]]', '["x"]']) {
+        const res = await api.request('POST', '/graphql', { raw, headers: { 'Content-Type': 'application/json' } });
+        expect([raw, res.status, res.body]).toEqual([raw, 400, { errors: [{ message: 'Each request of a batch must be a JSON object.', extensions: { code: 'BAD_REQUEST' } }] }]);
+      }
+    });
+    expect(logged).toEqual([]);
+    // A well-formed batch still runs.
+    const batch = await api.request('POST', '/graphql', { raw: '[{"query":"{ workspace { id } }"},{"query":"{ contacts { total } }"}]', headers: { 'Content-Type': 'application/json' } });
+    expect([batch.status, batch.body.length]).toEqual([200, 2]);
+  });
+
   it('answers a GET whose variables or extensions are not JSON with 400 BAD_REQUEST, and logs nothing', async () => {
     const query = encodeURIComponent('{ paymentLinks { total } }');
     const logged = await stderrDuring(async () => {

@@ -5,7 +5,8 @@ import { isUtf8 } from 'node:buffer';
  * itself would mishandle. Bytes that are not UTF-8 it decodes into replacement
  * characters and runs; JSON that does not parse it answers 200 to a client accepting
  * `application/json`; `variables` or `extensions` that are not JSON (a GET's query, a
- * form POST's body) it lets through as a logged server error. Each is a 400 BAD_REQUEST
+ * form POST's body) it lets through as a logged server error, and so a batch (a JSON
+ * array) with an item that is not an object. Each is a 400 BAD_REQUEST
  * here, worded as Yoga words its own answers, whatever the client accepts.
  * `body`: a POST's bytes, already read within the size limit.
  */
@@ -15,7 +16,12 @@ export function unreadable(request: Request, body?: Buffer): string | undefined 
   else if (body) {
     if (!isUtf8(body)) return 'Malformed JSON body: it is not UTF-8.';
     if (isForm(request)) params = new URLSearchParams(body.toString('utf8'));
-    else if (isJson(request) && !parses(body.toString('utf8'))) return 'POST body sent invalid JSON.';
+    else if (isJson(request)) {
+      const parsed = jsonOf(body.toString('utf8'));
+      if (parsed === INVALID) return 'POST body sent invalid JSON.';
+      // Yoga's batching reads `.variables` of each item: a null would be a server error.
+      if (Array.isArray(parsed) && parsed.some((item) => typeof item !== 'object' || item === null || Array.isArray(item))) return 'Each request of a batch must be a JSON object.';
+    }
   }
   for (const name of ['variables', 'extensions'] as const) {
     // An empty value is none, as Yoga reads it.
@@ -34,11 +40,15 @@ function isForm(request: Request): boolean {
 /** Whether Yoga reads this POST as JSON. */
 const isJson = (request: Request) => /^application\/(json|[\w.+-]+\+json)\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
 
-function parses(text: string): boolean {
+const INVALID = Symbol('invalid JSON');
+
+/** The JSON value of `text`, or INVALID. */
+function jsonOf(text: string): unknown {
   try {
-    JSON.parse(text);
-    return true;
+    return JSON.parse(text);
   } catch {
-    return false;
+    return INVALID;
   }
 }
+
+const parses = (text: string) => jsonOf(text) !== INVALID;

@@ -223,6 +223,19 @@ describe('signed provider webhooks', () => {
 });
 
 describe('expiry', () => {
+  it('runs in the background work of a serving process: a checkout past its expiry is canceled without a request', async () => {
+    const { token } = await shop();
+    const checkout = (await pub(`/payment-links/${token}/checkouts`, 'POST', { payer })).body;
+    await app.database.prisma.checkout.update({ where: { token: checkout.checkout_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    // Another process on the same database, running its background loops as main.ts does (the first round at start).
+    const serving = await startApp({ background: { WEBHOOKS_DELIVER: false } });
+    try {
+      await expect.poll(async () => (await pub(`/checkouts/${checkout.checkout_id}`)).body.status, { timeout: 15_000, interval: 50 }).toBe('canceled');
+    } finally {
+      await serving.close();
+    }
+  });
+
   it('cancels a checkout still pending after its expiry, gives its redemption back, and leaves paid ones', async () => {
     const { api, link, token } = await shop();
     const coupon = (await api.post('/payment-coupons', { code: 'EXP', type: 'amount', value: 1, payment_link_id: link.id })).body;

@@ -20,6 +20,10 @@ afterAll(() => app.close());
 async function key(scopes: string[], workspace = `ws-${newId()}`, expiresInDays?: number) {
   return (await createKey(app.database.prisma, workspace, 'scoped', { scopes, expiresInDays })).key;
 }
+
+/** One key per set of scopes for the route table's walk (its workspace stays empty: only the scope check is asked). */
+const shared = new Map<string, Promise<string>>();
+const keyFor = (scopes: string[]) => shared.get(scopes.join()) ?? shared.set(scopes.join(), key(scopes)).get(scopes.join())!;
 const rest = (key: string, method: string, path: string, raw?: string) =>
   send(`${app.url}/api/v1${path}`, method, { raw, headers: { 'X-Api-Key': key, ...(raw === undefined ? {} : { 'Content-Type': 'application/json' }) } });
 const graphql = (key: string, query: string) => send(`${app.url}/graphql`, 'POST', { body: { query }, headers: { 'X-Api-Key': key } });
@@ -35,11 +39,11 @@ describe('REST: every route is scoped, checked before the body is read', () => {
     expect(SCOPE_RESOURCES).toContain(scope.resource);
     const path = route.path.replace(/\{[^}]+\}/g, 'x');
     // Out of scope: 403, even with a body that is not JSON (it is never read).
-    const refused = await rest(await key(without(scope)), route.method, path, route.method === 'GET' ? undefined : '{not json');
+    const refused = await rest(await keyFor(without(scope)), route.method, path, route.method === 'GET' ? undefined : '{not json');
     expect([refused.status, refused.body]).toEqual([403, { message: 'This action is unauthorized.' }]);
     // The route's own scope, and the broader ones that include it, pass the check.
     for (const scopes of [[`${scope.resource}:${scope.access}`], [`${scope.resource}:write`], [scope.access]]) {
-      const passed = await rest(await key(scopes), route.method, path, route.method === 'GET' ? undefined : '{}');
+      const passed = await rest(await keyFor(scopes), route.method, path, route.method === 'GET' ? undefined : '{}');
       expect([scopes, passed.status]).not.toEqual([scopes, 403]);
     }
   });

@@ -1,7 +1,7 @@
 import { getNamedType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, hashKey } from '../src/auth/api-keys.js';
-import { SCOPE_RESOURCES, type Scope, routeScope } from '../src/auth/scopes.js';
+import { SCOPE_RESOURCES, type Scope, parseScopes, routeScope } from '../src/auth/scopes.js';
 import { newId } from '../src/db/ids.js';
 import { schema } from '../src/graphql/schema.js';
 import { restRoutes } from '../src/modules/index.js';
@@ -91,6 +91,15 @@ describe('GraphQL: every root field is scoped', () => {
 });
 
 describe('keys', () => {
+  it('scopes parse to the known ones; anything else is named as invalid', () => {
+    expect(parseScopes(' read, contacts:write ,read')).toEqual({ scopes: ['read', 'contacts:write'], invalid: [] });
+    expect(parseScopes('contacts:delete,nothing:read,Write,payment-links:read,:read')).toEqual({
+      scopes: ['contacts:delete', 'nothing:read', 'Write', 'payment-links:read', ':read'],
+      invalid: ['contacts:delete', 'nothing:read', 'Write', ':read'],
+    });
+    expect(parseScopes(',')).toEqual({ scopes: [], invalid: [] });
+  });
+
   it('an expired key is 401, as an unknown one', async () => {
     const expiring = await key(['write'], `ws-${newId()}`, 1);
     expect((await rest(expiring, 'GET', '/contacts')).status).toBe(200);
@@ -100,7 +109,8 @@ describe('keys', () => {
     expect([reply.status, reply.body]).toEqual([401, { message: 'Unauthenticated.' }]);
   });
 
-  it('the command line makes scoped and expiring keys, lists them, and refuses an unknown scope', async () => {
+  // The command line's parsing is the same whatever the database (the keys it stores are walked above on both): once.
+  it.runIf(process.env.TEST_PROVIDER !== 'postgresql')('the command line makes scoped and expiring keys, lists them, and refuses an unknown scope', async () => {
     const workspace = `cli-${newId()}`;
     const env = { DATABASE_URL: databaseUrl() };
     const made = await runCli(['keys', 'create', '--workspace', workspace, '--scopes', 'contacts:read,deals:write', '--expires-in-days', '30', '--json'], env);
@@ -108,12 +118,13 @@ describe('keys', () => {
     const { key: scoped } = JSON.parse(made.stdout);
     expect((await rest(scoped, 'GET', '/contacts')).status).toBe(200);
     expect((await rest(scoped, 'GET', '/users')).status).toBe(403);
-    const listed = await runCli(['keys', 'list', '--workspace', workspace], env);
-    expect(listed.stdout).toMatch(/scopes contacts:read,deals:write {2}expires \d{4}-/);
-    for (const bad of [['--scopes', 'contacts:delete'], ['--scopes', 'nothing:read'], ['--scopes', ','], ['--expires-in-days', '0']]) {
+    for (const bad of [['--scopes', 'contacts:read,nothing:read'], ['--expires-in-days', '0']]) {
       const refused = await runCli(['keys', 'create', '--workspace', workspace, ...bad], env);
       expect([bad, refused.code, refused.stdout]).toEqual([bad, 2, '']);
     }
-    expect((await runCli(['keys', 'list', '--workspace', workspace], env)).stdout.trim().split('\n')).toHaveLength(1);
+    // One key: the refused ones made none.
+    const listed = (await runCli(['keys', 'list', '--workspace', workspace], env)).stdout.trim().split('\n');
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatch(/scopes contacts:read,deals:write {2}expires \d{4}-/);
   });
 });

@@ -18,18 +18,40 @@ export type Admit = (request: Request, facts: RequestFacts, params: Record<strin
  * a Redis outage must not take the API down with it. One error line per outage, not
  * one per request.
  */
-function failingOpen(store: RateLimitStore) {
+function failingOpen(store: RateLimitStore, limit: number, what: string) {
   let failing = false;
   return async (key: string, requestId: string): Promise<RateLimitHit | undefined> => {
     try {
-      const hit = await store.hit(key);
+      const hit = await store.hit(key, limit);
       failing = false;
       return hit;
     } catch (error) {
-      if (!failing) logError(requestId, error, 'rate limit store (requests pass uncounted until it answers)');
+      if (!failing) logError(requestId, error, `${what} store (requests pass uncounted until it answers)`);
       failing = true;
       return undefined;
     }
+  };
+}
+
+/**
+ * One request counted against `limit` per minute for `key` (0: not counted): the
+ * rate-limit headers of the answer, and the 429 to answer instead when it is over.
+ * The key gate counts per key, the public gate per client address.
+ */
+export function rateLimitCounter(store: RateLimitStore, limit: number, what: string) {
+  const count = failingOpen(store, limit, what);
+  return async (key: string, requestId: string): Promise<{ headers: Record<string, string>; refused?: Admission }> => {
+    const headers: Record<string, string> = {};
+    const hit = limit > 0 ? await count(key, requestId) : undefined;
+    if (hit) {
+      headers['X-RateLimit-Limit'] = String(limit);
+      headers['X-RateLimit-Remaining'] = String(hit.remaining);
+      if (!hit.allowed) {
+        headers['Retry-After'] = String(hit.retryAfterSeconds);
+        return { headers, refused: { ok: false, status: 429, message: 'Too Many Attempts.', headers } };
+      }
+    }
+    return { headers };
   };
 }
 
@@ -41,7 +63,7 @@ function failingOpen(store: RateLimitStore) {
  */
 export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number, settings: Settings = DEFAULT_SETTINGS) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
-  const count = failingOpen(limiter);
+  const count = rateLimitCounter(limiter, limiter.limit, 'rate limit');
   const authenticate = createAuthenticator(database.prisma, keyRecheckMs);
   // A scoped client is a cheap view over the one connection pool; keep one per workspace
   // rather than extending the client on every request.
@@ -59,16 +81,8 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     const { requestId } = facts;
     const caller = await authenticate(request.headers.get('x-api-key'));
     if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
-    const headers: Record<string, string> = {};
-    const hit = limiter.limit > 0 ? await count(caller.keyId, requestId) : undefined;
-    if (hit) {
-      headers['X-RateLimit-Limit'] = String(limiter.limit);
-      headers['X-RateLimit-Remaining'] = String(hit.remaining);
-      if (!hit.allowed) {
-        headers['Retry-After'] = String(hit.retryAfterSeconds);
-        return { ok: false, status: 429, message: 'Too Many Attempts.', headers };
-      }
-    }
+    const { headers, refused } = await count(caller.keyId, requestId);
+    if (refused) return refused;
     facts.workspaceId = caller.workspace.id;
     return {
       ok: true,

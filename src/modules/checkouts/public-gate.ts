@@ -2,10 +2,9 @@ import type { Database } from '../../db/client.js';
 import { scopeToWorkspace } from '../../db/tenancy.js';
 import type { Actor } from '../../events/recorder.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../graphql/context.js';
-import type { Admission, Admit } from '../../http/gate.js';
+import { type Admission, type Admit, rateLimitCounter } from '../../http/gate.js';
 import { type RateLimitStore, RateLimiter } from '../../http/rate-limit.js';
 import { readBody } from '../../http/responses.js';
-import { logError } from '../../log.js';
 import { verifySignature } from '../../webhooks/signing.js';
 
 const refused = (status: 401 | 404 | 429, message: string, headers: Record<string, string> = {}): Admission => ({ ok: false, status, message, headers });
@@ -27,24 +26,9 @@ const ID_SHAPE = /^[A-Za-z0-9]{1,64}$/;
  * (so a cluster or a Redis shares it), before any lookup.
  */
 export function createPublicGate(database: Database, limitPerMinute: number, store?: RateLimitStore, settings: Settings = DEFAULT_SETTINGS): Admit {
-  const limiter = store ?? new RateLimiter(limitPerMinute);
+  // Counted under `ip:` keys, beside the API keys' counts (ULIDs) in the same store.
+  const count = rateLimitCounter(store ?? new RateLimiter(limitPerMinute), limitPerMinute, 'public rate limit');
   const prisma = database.prisma;
-  let failing = false;
-
-  async function counted(address: string, requestId: string): Promise<Admission | Record<string, string>> {
-    if (limitPerMinute === 0) return {};
-    try {
-      const hit = await limiter.hit(`ip:${address}`, limitPerMinute);
-      failing = false;
-      const headers = { 'X-RateLimit-Limit': String(limitPerMinute), 'X-RateLimit-Remaining': String(hit.remaining) };
-      return hit.allowed ? headers : refused(429, 'Too Many Attempts.', { ...headers, 'Retry-After': String(hit.retryAfterSeconds) });
-    } catch (error) {
-      // As for keys: a store outage lets requests through uncounted, logged once.
-      if (!failing) logError(requestId, error, 'public rate limit store (requests pass uncounted until it answers)');
-      failing = true;
-      return {};
-    }
-  }
 
   const admitted = (workspace: { id: string; defaultCurrency: string }, actor: Actor, request: Request, requestId: string, headers: Record<string, string>): Admission => ({
     ok: true,
@@ -54,9 +38,8 @@ export function createPublicGate(database: Database, limitPerMinute: number, sto
 
   return async function admit(request, facts, params) {
     const { requestId } = facts;
-    const limited = await counted(facts.clientAddress ?? 'unknown', requestId);
-    if ('ok' in limited) return limited as Admission;
-    const headers = limited as Record<string, string>;
+    const { headers, refused: limited } = await count(`ip:${facts.clientAddress ?? 'unknown'}`, requestId);
+    if (limited) return limited;
     const workspace = { select: { id: true, defaultCurrency: true } } as const;
 
     if (params.publicToken !== undefined) {

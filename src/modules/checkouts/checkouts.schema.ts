@@ -7,7 +7,7 @@ import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { ErrorCode, invalidField } from '../../graphql/errors.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
-import { type Quote, type QuoteLink, fromMinor, installmentPlan, linkSubtotal, quote } from '../../payments/money.js';
+import { type Quote, fromMinor, installmentPlan, linkSubtotal, quote } from '../../payments/money.js';
 import { adapterFor } from '../../payments/providers.js';
 import { parseInput } from '../../validation/parse.js';
 import { contactForPayer } from '../contacts/contacts.schema.js';
@@ -165,8 +165,6 @@ async function activeLink(ctx: Context, publicToken: string) {
 }
 type ActiveLink = Awaited<ReturnType<typeof activeLink>>;
 
-const quoteLink = (link: ActiveLink): QuoteLink => ({ ...link, products: link.products });
-
 function showLink(link: ActiveLink): ShownLink {
   const subtotal = linkSubtotal(link);
   if (subtotal === undefined) throw cannotBePaid();
@@ -207,7 +205,7 @@ async function couponFor(ctx: Context, link: ActiveLink, code: string | undefine
 function amounts(link: ActiveLink, installments: number, coupon: { code: string; type: string; value: { toNumber(): number } } | null, now: Date): ShownAmounts & { quote: Quote } {
   const most = link.isRecurring ? 1 : link.maxInstallments;
   if (installments > most) throw invalidField('installments', most === 1 ? 'The installments field must be 1.' : `The installments field must be between 1 and ${most}.`);
-  const quoted = quote(quoteLink(link), { installments, coupon: coupon as never, today: now });
+  const quoted = quote(link, { installments, coupon: coupon as never, today: now });
   if (!quoted) throw cannotBePaid();
   const money = (minor: bigint) => fromMinor(minor, link.currency);
   return {
@@ -268,8 +266,7 @@ builder.queryFields((t) => ({
       const link = await activeLink(ctx, publicToken);
       const { installments, couponCode } = parseInput(CheckoutQuoteInput, input, ctx);
       const now = new Date();
-      const shown = amounts(link, installments, await couponFor(ctx, link, couponCode, now), now);
-      return shown;
+      return amounts(link, installments, await couponFor(ctx, link, couponCode, now), now);
     },
   }),
   checkout: t.field({

@@ -153,10 +153,20 @@ const doomed = async (path: string, body: unknown) => (await created(api.post(pa
 
 type Method = RestRoute['method'];
 
+/** A list call walked by cursor instead of page. */
+function byCursor(path: string): string {
+  const url = new URL(path, 'http://x');
+  url.searchParams.delete('page');
+  url.searchParams.set('cursor', '');
+  url.searchParams.set('sort', '-updated_at');
+  return `${url.pathname}${url.search}`;
+}
+
 /** The five cases of a resource's routes (`except` those it does not have); `list` is the list call's path and query. */
 function crud(resource: string, create: () => unknown, update: unknown, list: () => string = () => `/${resource}?page=1&per_page=5`, except: string[] = []): Record<string, Case> {
   const all: Record<string, Case> = {
-    [`GET /${resource}`]: async () => [{ path: list() }],
+    // Both envelopes: by page, and by cursor (API.md section 8).
+    [`GET /${resource}`]: async () => [{ path: list() }, { path: byCursor(list()) }],
     [`GET /${resource}/{id}`]: async () => [{ path: concrete(`/${resource}/{id}`) }],
     [`POST /${resource}`]: async () => [{ path: `/${resource}`, body: create() }],
     [`PUT /${resource}/{id}`]: async () => [{ path: concrete(`/${resource}/{id}`), body: update }],
@@ -272,11 +282,16 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('describes list parameters: page, per_page 1..100 and the filter fields', () => {
+  it('describes list parameters: page, per_page 1..100, sort, cursor, the times and the filter fields', () => {
     const op = operationOf({ method: 'GET', path: '/products' });
     const params = op.parameters.map((p: Json) => (p.$ref ? resolve(p.$ref) : p));
     const byName = Object.fromEntries(params.map((p: Json) => [p.name, p]));
-    expect(Object.keys(byName).sort()).toEqual(['is_active', 'page', 'per_page', 'search', 'type']);
+    expect(Object.keys(byName).sort()).toEqual(['created_since', 'cursor', 'is_active', 'page', 'per_page', 'search', 'sort', 'type', 'updated_since']);
+    expect(byName.updated_since.schema).toEqual({ type: 'string', format: 'date-time' });
+    // Events have no update time: no updated_since.
+    const events = operationOf({ method: 'GET', path: '/events' }).parameters.map((p: Json) => (p.$ref ? resolve(p.$ref) : p).name);
+    expect(events).toContain('created_since');
+    expect(events).not.toContain('updated_since');
     expect(byName.per_page.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(byName.page.schema).toMatchObject({ type: 'integer', minimum: 1 });
   });

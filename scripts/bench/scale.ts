@@ -15,6 +15,11 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { listen } from '../../src/serve.js';
+import { encodeCursor } from '../../src/graphql/cursors.js';
+import { parseSort, sortText } from '../../src/graphql/sorting.js';
+import { CONTACT_LIST } from '../../src/modules/contacts/contacts.input.js';
+import { DEAL_LIST } from '../../src/modules/deals/deals.input.js';
+import { PAYMENT_TRANSACTION_LIST } from '../../src/modules/payment-transactions/payment-transactions.input.js';
 import { percentile } from './load.js';
 import { buildService, startServer } from './processes.js';
 
@@ -73,6 +78,7 @@ try {
     ['transactions: `status` filter (1 in 6)', '/payment-transactions?status=refunded'],
     ['transactions: `search` by reference, one match', `/payment-transactions?search=ref-${middle}x`],
     ['transactions: `search` by link name', '/payment-transactions?search=link%207'],
+    ...(await cursorCases(sql, middle, ROWS)),
   ];
 
   const rows: string[] = [];
@@ -110,6 +116,35 @@ try {
 }
 
 type Case = [label: string, path: string, body?: object];
+
+/**
+ * Section 8's lists: the first cursor page, a cursor into the middle (made as the service
+ * makes one, from the middle row's keys), `sort=-updated_at` and an `updated_since` that
+ * finds the newest 100 rows, for contacts, deals and transactions.
+ */
+async function cursorCases(client: pg.Client, middle: number, rows: number): Promise<Case[]> {
+  const lists = [
+    ['contacts', 'Contact', CONTACT_LIST, '01CO'],
+    ['deals', 'Deal', DEAL_LIST, '01DE'],
+    ['transactions', 'PaymentTransaction', PAYMENT_TRANSACTION_LIST, '01TX'],
+  ] as const;
+  const out: Case[] = [];
+  for (const [label, table, spec, prefix] of lists) {
+    const path = `/${spec.name}`;
+    const keys = parseSort(spec, spec.defaultSort);
+    const row = (await client.query(`SELECT * FROM "${table}" WHERE "id" = $1`, [`${prefix}${String(middle).padStart(22, '0')}`])).rows[0];
+    const since = (await client.query(`SELECT "updatedAt" FROM "${table}" WHERE "id" = $1`, [`${prefix}${String(rows - 99).padStart(22, '0')}`])).rows[0].updatedAt as Date;
+    const cursor = encodeCursor(spec.name, sortText(keys), true, keys, row);
+    out.push(
+      [`${label}: cursor, first page`, `${path}?cursor=`],
+      [`${label}: cursor, the middle`, `${path}?cursor=${cursor}`],
+      [`${label}: \`sort=-updated_at\`, page 1`, `${path}?sort=-updated_at`],
+      [`${label}: \`updated_since\` (the newest 100), cursor`, `${path}?updated_since=${encodeURIComponent(since.toISOString())}&cursor=`],
+      [`${label}: \`updated_since\` (the newest 100), page 1`, `${path}?updated_since=${encodeURIComponent(since.toISOString())}`],
+    );
+  }
+  return out;
+}
 
 /**
  * Each case once more, through the service in this process, capturing the SQL Prisma
@@ -166,6 +201,8 @@ function ms(n: number): string {
 async function load(client: pg.Client, workspaceId: string, rows: number): Promise<void> {
   const ws = workspaceId;
   const id = (prefix: string, expr = 'i') => `'${prefix}' || lpad((${expr})::text, 22, '0')`;
+  // Row i was created and last updated (rows - i) seconds ago: times in id order, all distinct.
+  const at = `now() - (${rows} - i) * interval '1 second'`;
   const statements = [
     `INSERT INTO "User" ("id","workspaceId","name","email","updatedAt")
        SELECT ${id('01US')}, '${ws}', 'User ' || i, 'user' || i || '@example.com', now() FROM generate_series(1, 10) i`,
@@ -175,16 +212,16 @@ async function load(client: pg.Client, workspaceId: string, rows: number): Promi
     `INSERT INTO "PaymentProviderAccount" ("id","workspaceId","name","provider","updatedAt") VALUES (${id('01PA', '1')}, '${ws}', 'Main', 'stripe', now())`,
     `INSERT INTO "PaymentLink" ("id","workspaceId","publicToken","name","nameSearch","currency","isActive","interestRate","providerAccountId","updatedAt")
        SELECT ${id('01PL')}, '${ws}', md5('link' || i), 'Link ' || i, 'link ' || i, 'USD', true, 0, ${id('01PA', '1')}, now() FROM generate_series(1, 20) i`,
-    `INSERT INTO "Contact" ("id","workspaceId","firstName","lastName","email","properties","search","updatedAt")
-       SELECT ${id('01CO')}, '${ws}', 'First ' || i, 'Last ' || i, 'contact' || i || '@example.com', '{}', 'first ' || i || ' last ' || i || ' contact' || i || '@example.com', now()
+    `INSERT INTO "Contact" ("id","workspaceId","firstName","lastName","email","properties","search","createdAt","updatedAt")
+       SELECT ${id('01CO')}, '${ws}', 'First ' || i, 'Last ' || i, 'contact' || i || '@example.com', '{}', 'first ' || i || ' last ' || i || ' contact' || i || '@example.com', ${at}, ${at}
        FROM generate_series(1, ${rows}) i`,
-    `INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","stageId","userId","properties","updatedAt")
-       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', now()
+    `INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","stageId","userId","properties","createdAt","updatedAt")
+       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', ${at}, ${at}
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "_ContactToDeal" ("A","B") SELECT ${id('01CO')}, ${id('01DE')} FROM generate_series(1, ${rows}) i`,
-    `INSERT INTO "PaymentTransaction" ("id","workspaceId","status","providerReference","referenceSearch","providerAccountId","paymentLinkId","amount","currency","metadata","updatedAt")
+    `INSERT INTO "PaymentTransaction" ("id","workspaceId","status","providerReference","referenceSearch","providerAccountId","paymentLinkId","amount","currency","metadata","createdAt","updatedAt")
        SELECT ${id('01TX')}, '${ws}', (ARRAY['pending','processing','paid','failed','refunded','canceled'])[1 + i % 6], 'ref-' || i || 'x', 'ref-' || i || 'x',
-              ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', now()
+              ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${at}, ${at}
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt")
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', now() FROM generate_series(1, ${rows}) i`,

@@ -262,6 +262,9 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
   }
   if (variables.has('page')) parameters.push({ $ref: '#/components/parameters/Page' });
   if (variables.has('perPage')) parameters.push({ $ref: '#/components/parameters/PerPage' });
+  for (const [variable, name] of [['sort', 'Sort'], ['cursor', 'Cursor'], ['updatedSince', 'UpdatedSince'], ['createdSince', 'CreatedSince']]) {
+    if (variables.has(variable!)) parameters.push({ $ref: `#/components/parameters/${name}` });
+  }
   const filter = variables.get('filter');
   if (filter) {
     const type = typeFromAST(schema, filter.type as never);
@@ -281,7 +284,7 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
     responses[String(status)] = {
       description: `${STATUS_CODES[status]}${when}.`,
       headers,
-      ...(b.body && status !== 204 ? { content: { 'application/json': { schema: schemaOf(b.body) } } } : {}),
+      ...(b.body && status !== 204 ? { content: { 'application/json': { schema: variables.has('cursor') ? listSchema(b.body, schemaOf) : schemaOf(b.body) } } } : {}),
     };
   }
   // A route without input still checks a body a client sends (GET's never reaches us).
@@ -367,6 +370,20 @@ function errorResponses(): Record<string, JsonSchema> {
   return out;
 }
 
+/** A list's two envelopes (src/rest/list-envelope.ts): by page, or by cursor when the request has `cursor`. */
+function listSchema(page: Node, schemaOf: (node: Node) => JsonSchema): JsonSchema {
+  const data = (page.shape as Extract<Shape, { kind: 'object' }>).fields.find((f) => f.key === 'data')!;
+  const integer = { type: 'integer' };
+  const text = { type: ['string', 'null'] };
+  const object = (properties: Record<string, JsonSchema>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+  return {
+    oneOf: [
+      object({ current_page: integer, per_page: integer, total: integer, last_page: integer, data: schemaOf(data.node) }),
+      object({ data: schemaOf(data.node), path: { type: 'string', format: 'uri' }, per_page: integer, next_cursor: text, next_page_url: text, prev_cursor: text, prev_page_url: text }),
+    ],
+  };
+}
+
 function sharedParameters(): Record<string, JsonSchema> {
   const param = (rule: z.ZodType) => {
     const { $schema: _schema, ...schema } = z.toJSONSchema(rule, { io: 'input' }) as JsonSchema;
@@ -375,6 +392,10 @@ function sharedParameters(): Record<string, JsonSchema> {
   return {
     Page: { name: 'page', in: 'query', required: false, description: 'The page, from 1.', schema: param(pageRules.page) },
     PerPage: { name: 'per_page', in: 'query', required: false, description: 'Items per page.', schema: param(pageRules.perPage) },
+    Sort: { name: 'sort', in: 'query', required: false, description: 'Comma-separated fields, `-` for descending; ties by id, nulls last (API.md section 8).', schema: { type: 'string' } },
+    Cursor: { name: 'cursor', in: 'query', required: false, description: 'Walk by cursor instead of `page`: empty to start, then a `next_cursor` or `prev_cursor`.', schema: { type: 'string' } },
+    UpdatedSince: { name: 'updated_since', in: 'query', required: false, description: 'Only records updated at or after this time.', schema: { type: 'string', format: 'date-time' } },
+    CreatedSince: { name: 'created_since', in: 'query', required: false, description: 'Only records created at or after this time.', schema: { type: 'string', format: 'date-time' } },
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',

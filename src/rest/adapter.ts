@@ -8,6 +8,7 @@ import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { coerceVariables } from './coerce.js';
+import { type ListResult, listEnvelope } from './list-envelope.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
 import type { RestRoute } from './route.js';
@@ -129,7 +130,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       const body = await readJsonBody(request);
       if (!body.ok) return json(body.status, errorBody(body.message), headers);
     }
-    const run = () => runRoute(route, raw, url.searchParams, admission.context, requestId);
+    const run = () => runRoute(route, raw, url, admission.context, requestId);
 
     const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
     if (key === null) return respond(await run(), headers);
@@ -147,9 +148,9 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
   };
 
   /** Runs a route's operation; every answer, success or error, is an outcome (500s included, already logged). */
-  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, search: URLSearchParams, admitted: Context, requestId: string): Promise<Outcome> {
+  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string): Promise<Outcome> {
     const fromBody = coerceVariables(schema, route.compiled.operation, raw, 'body');
-    const fromQuery = queryVariables(schema, route.compiled, search);
+    const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
     const context: Context = { ...admitted, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
     const variableValues = { ...fromBody.variables, ...fromQuery.variables };
@@ -175,13 +176,24 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
 
     const data = result.data as Record<string, unknown>;
     const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));
-    return { status, body: route.unwrap ? route.unwrap(data) : Object.values(data)[0] };
+    const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
+    return { status, body: route.compiled.variableNames.has('cursor') ? listEnvelope(body as ListResult, url) : body };
   }
 }
 
 const respond = (outcome: Outcome, headers: Record<string, string>) => json(outcome.status, outcome.body, headers);
 
-/** `page`/`per_page` fill `$page`/`$perPage`; other parameters fill `$filter`, and are refused where there is none. */
+/** The list parameters and the variables they fill (API.md sections 2 and 8). */
+const LIST_PARAMETERS: Record<string, string> = {
+  page: 'page',
+  per_page: 'perPage',
+  sort: 'sort',
+  cursor: 'cursor',
+  updated_since: 'updatedSince',
+  created_since: 'createdSince',
+};
+
+/** The list parameters fill their variables; other parameters fill `$filter`, and are refused where there is none. */
 function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, search: URLSearchParams) {
   const names = compiled.variableNames;
   if (!names.has('page') && !names.has('filter')) return { variables: {}, errors: {} };
@@ -189,8 +201,8 @@ function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, searc
   const raw: Record<string, unknown> = Object.create(null);
   const filter: Record<string, unknown> = Object.create(null);
   for (const [key, value] of search) {
-    if (key === 'page') raw.page = value;
-    else if (key === 'per_page') raw.perPage = value;
+    const variable = Object.hasOwn(LIST_PARAMETERS, key) ? LIST_PARAMETERS[key]! : undefined;
+    if (variable && names.has(variable)) raw[variable] = value;
     else filter[key] = value;
   }
   const extra = noFieldErrors();

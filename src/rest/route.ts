@@ -1,10 +1,13 @@
+import type { ListSpec } from '../graphql/sorting.js';
+
 /**
  * A REST route only declares: a method and path, a GraphQL document, and a success
  * status. The adapter fills the document's variables by convention:
  * - a path parameter `{id}` fills `$id`;
  * - the JSON body fills `$input` (snake_case keys become the input type's fields);
- * - `page` and `per_page` fill `$page` and `$perPage`; every other query parameter
- *   fills a field of `$filter`.
+ * - the list parameters (`page`, `per_page`, `sort`, `cursor`, `updated_since`,
+ *   `created_since`) fill their variables; every other query parameter fills a field
+ *   of `$filter`.
  * The response body is the operation's only top-level field, unless `unwrap` says
  * otherwise; field names are the GraphQL ones in snake_case (aliases are added).
  */
@@ -18,3 +21,21 @@ export interface RestRoute<Data = any> {
 }
 
 export const routes = (...list: RestRoute[]): RestRoute[] => list;
+
+/**
+ * The document of a list route (`GET /contacts`): the list field with every list
+ * argument its spec has (API.md sections 2 and 8), the list's `filter` type if any,
+ * both paginators' fields, and `selection` for each item (fragments follow it).
+ * `params` binds path parameters (`$id: ID!` → `endpointId: $id`).
+ */
+export function listDocument(spec: ListSpec, field: string, filterType: string | null, selection: string, params: Record<string, string> = {}): string {
+  const variables = ['$page: Int', '$perPage: Int', '$sort: String', '$cursor: String'];
+  const args = ['page: $page', 'perPage: $perPage', 'sort: $sort', 'cursor: $cursor'];
+  if (spec.since.updated) variables.push('$updatedSince: DateTime'), args.push('updatedSince: $updatedSince');
+  if (spec.since.created) variables.push('$createdSince: DateTime'), args.push('createdSince: $createdSince');
+  if (filterType) variables.push(`$filter: ${filterType}`), args.push('filter: $filter');
+  for (const [name, argument] of Object.entries(params)) variables.unshift(`$${name}: ID!`), args.unshift(`${argument}: $${name}`);
+  return `query (${variables.join(', ')}) {
+    ${field}(${args.join(', ')}) { currentPage perPage total lastPage nextCursor prevCursor data { ${selection} } }
+  }`;
+}

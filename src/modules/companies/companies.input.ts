@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { idList, longText, text } from '../../validation/rules.js';
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -18,4 +19,7 @@ const fields = {
 
 export const CreateCompanyInput = z.object(fields).partial({ domain: true, notes: true, contactIds: true });
 export const UpdateCompanyInput = z.object(fields).partial();
-export const CompanyListArgs = z.object({ ...pageRules, domain: z.string().max(253).optional() });
+/** The list's sorting (API.md section 8). */
+export const COMPANY_LIST = listSpec('companies', 'Company', ['name', 'domain']);
+
+export const CompanyListArgs = z.object({ ...listRules, domain: z.string().max(253).optional() });

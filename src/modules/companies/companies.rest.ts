@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { COMPANY_LIST } from './companies.input.js';
 
 const COMPANY = 'fragment CompanyFields on Company { id name domain notes createdAt updatedAt }';
 
@@ -6,9 +7,7 @@ export const companyRoutes = routes(
   {
     method: 'GET',
     path: '/companies',
-    document: `query ($page: Int, $perPage: Int, $filter: CompanyFilter) {
-      companies(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...CompanyFields } }
-    } ${COMPANY}`,
+    document: `${listDocument(COMPANY_LIST, 'companies', 'CompanyFilter', '...CompanyFields')} ${COMPANY}`,
   },
   { method: 'GET', path: '/companies/{id}', document: `query ($id: ID!) { company(id: $id) { ...CompanyFields } } ${COMPANY}` },
   { method: 'POST', path: '/companies', document: `mutation ($input: CreateCompanyInput!) { createCompany(input: $input) { ...CompanyFields } } ${COMPANY}` },

@@ -4,11 +4,11 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import type { Context } from '../../graphql/context.js';
 import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
-import { CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
+import { COMPANY_LIST, CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
 
 export const Company = builder.prismaObject('Company', {
   fields: (t) => ({
@@ -43,10 +43,10 @@ builder.queryFields((t) => ({
   }),
   companies: t.field({
     type: CompanyPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: CompanyFilter }) },
+    args: { ...listArgs(t, COMPANY_LIST), filter: t.arg({ type: CompanyFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, domain } = parseInput(CompanyListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.company, { page, perPage, where: { domain: domain?.toLowerCase() }, orderBy: { id: 'asc' }, typeName: 'Company' }, ctx, info);
+      const { domain, ...listing } = parseInput(CompanyListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      return paginate(ctx.db.company, COMPANY_LIST, { ...listing, where: { domain: domain?.toLowerCase() } }, ctx, info);
     },
   }),
 }));

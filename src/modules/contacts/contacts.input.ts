@@ -1,6 +1,7 @@
 import { searchText } from '../../db/search.js';
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { email, idList, longText, text } from '../../validation/rules.js';
 
 const fields = {
@@ -18,8 +19,11 @@ export const UpdateContactInput = z.object(fields).partial();
 /** An upsert needs what a create needs: it may create. */
 export const UpsertContactInput = CreateContactInput;
 
+/** The list's sorting (API.md section 8). */
+export const CONTACT_LIST = listSpec('contacts', 'Contact', ['first_name', 'last_name', 'email']);
+
 export const ContactListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   email: z.string().max(254).optional(),
   search: z.string().max(255).optional(),
 });

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { CONTACT_LIST } from './contacts.input.js';
 
 const CONTACT = 'fragment ContactFields on Contact { id firstName lastName email notes properties createdAt updatedAt }';
 
@@ -6,9 +7,7 @@ export const contactRoutes = routes(
   {
     method: 'GET',
     path: '/contacts',
-    document: `query ($page: Int, $perPage: Int, $filter: ContactFilter) {
-      contacts(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...ContactFields } }
-    } ${CONTACT}`,
+    document: `${listDocument(CONTACT_LIST, 'contacts', 'ContactFilter', '...ContactFields')} ${CONTACT}`,
   },
   // Declared before /contacts/{id}, and literal segments win anyway.
   {

@@ -7,12 +7,12 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
-import { ContactListArgs, CreateContactInput, UpdateContactInput, UpsertContactInput, contactSearchText } from './contacts.input.js';
+import { CONTACT_LIST, ContactListArgs, CreateContactInput, UpdateContactInput, UpsertContactInput, contactSearchText } from './contacts.input.js';
 
 export const Contact = builder.prismaObject('Contact', {
   fields: (t) => ({
@@ -127,12 +127,12 @@ builder.queryFields((t) => ({
   }),
   contacts: t.field({
     type: ContactPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: ContactFilter }) },
+    args: { ...listArgs(t, CONTACT_LIST), filter: t.arg({ type: ContactFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, email, search } = parseInput(ContactListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const { email, search, ...listing } = parseInput(ContactListArgs, { ...args.filter, ...listInput(args) }, ctx);
       const where = { email: email?.trim().toLowerCase(), ...(search ? { search: matching(search) } : {}) };
       const counted = email === undefined && !search ? ({ list: 'Contact', bucket: '' } as const) : undefined;
-      return paginate(ctx.db.contact, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Contact', counted }, ctx, info);
+      return paginate(ctx.db.contact, CONTACT_LIST, { ...listing, where, counted }, ctx, info);
     },
   }),
 }));

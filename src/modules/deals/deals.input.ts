@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { calendarDate, decimal, idList, text } from '../../validation/rules.js';
 
 const fields = {
@@ -19,8 +20,11 @@ export const CreateDealInput = z
   .partial({ estimatedValue: true, expectedCloseDate: true, contactIds: true, productIds: true, properties: true });
 export const UpdateDealInput = z.object(fields).partial();
 
+/** The list's sorting (API.md section 8). */
+export const DEAL_LIST = listSpec('deals', 'Deal', ['name', 'estimated_value', 'expected_close_date']);
+
 export const DealListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   pipelineId: z.string().max(64).optional(),
   dealStageExternalId: z.string().max(64).optional(),
 });

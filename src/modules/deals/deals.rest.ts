@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { DEAL_LIST } from './deals.input.js';
 
 const DEAL = `fragment DealFields on Deal {
   id name estimatedValue currency expectedCloseDate
@@ -11,9 +12,7 @@ export const dealRoutes = routes(
   {
     method: 'GET',
     path: '/deals',
-    document: `query ($page: Int, $perPage: Int, $filter: DealFilter) {
-      deals(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...DealFields } }
-    } ${DEAL}`,
+    document: `${listDocument(DEAL_LIST, 'deals', 'DealFilter', '...DealFields')} ${DEAL}`,
   },
   { method: 'GET', path: '/deals/{id}', document: `query ($id: ID!) { deal(id: $id) { ...DealFields } } ${DEAL}` },
   { method: 'POST', path: '/deals', document: `mutation ($input: CreateDealInput!) { createDeal(input: $input) { ...DealFields } } ${DEAL}` },

@@ -6,12 +6,12 @@ import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../graphql/errors.js';
 import { notFound } from '../../graphql/errors.js';
-import { type CountedList, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate, type CountedList } from '../../graphql/pagination.js';
 import { linkIds, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { Messages } from '../../validation/messages.js';
 import { parseInput } from '../../validation/parse.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
-import { CreateDealInput, DealListArgs, UpdateDealInput } from './deals.input.js';
+import { DEAL_LIST, CreateDealInput, DealListArgs, UpdateDealInput } from './deals.input.js';
 
 export const Deal = builder.prismaObject('Deal', {
   fields: (t) => ({
@@ -82,11 +82,11 @@ builder.queryFields((t) => ({
   }),
   deals: t.field({
     type: DealPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: DealFilter }) },
+    args: { ...listArgs(t, DEAL_LIST), filter: t.arg({ type: DealFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, pipelineId, dealStageExternalId } = parseInput(DealListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const { pipelineId, dealStageExternalId, ...listing } = parseInput(DealListArgs, { ...args.filter, ...listInput(args) }, ctx);
       const where = pipelineId || dealStageExternalId ? { stage: { pipelineId, externalId: dealStageExternalId } } : {};
-      return paginate(ctx.db.deal, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Deal', counted: dealBucket(pipelineId, dealStageExternalId) }, ctx, info);
+      return paginate(ctx.db.deal, DEAL_LIST, { ...listing, where, counted: dealBucket(pipelineId, dealStageExternalId) }, ctx, info);
     },
   }),
 }));

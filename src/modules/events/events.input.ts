@@ -1,12 +1,16 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
+
+/** The log and a record's history, newest first (API.md section 6); each its own list for cursors. */
+export const EVENT_LIST = listSpec('events', 'Event', [], '-id');
+export const HISTORY_LIST = listSpec('history', 'Event', [], '-id');
 
 export const EventListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   // Like Stripe's: a type that matches no event finds none (it is not refused).
   type: z.string().max(100).optional(),
   recordId: z.string().max(64).optional(),
-  createdSince: z.date().optional(),
 });
 
-export const HistoryArgs = z.object(pageRules);
+export const HistoryArgs = z.object(listRules);

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { EVENT_LIST } from './events.input.js';
 
 const EVENT = 'fragment EventFields on Event { id type resource recordId actor requestId data createdAt }';
 
@@ -6,9 +7,7 @@ export const eventRoutes = routes(
   {
     method: 'GET',
     path: '/events',
-    document: `query ($page: Int, $perPage: Int, $filter: EventFilter) {
-      events(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...EventFields } }
-    } ${EVENT}`,
+    document: `${listDocument(EVENT_LIST, 'events', 'EventFilter', '...EventFields')} ${EVENT}`,
   },
   { method: 'GET', path: '/events/{id}', document: `query ($id: ID!) { event(id: $id) { ...EventFields } } ${EVENT}` },
 );

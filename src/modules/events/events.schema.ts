@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { orNotFound } from '../../graphql/records.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
 import type { EventResource } from '../../events/resources.js';
 import { Company } from '../companies/companies.schema.js';
@@ -18,7 +18,7 @@ import { Task } from '../tasks/tasks.schema.js';
 import { Ticket, TicketStatus } from '../tickets/tickets.schema.js';
 import { User } from '../users/users.schema.js';
 import { WebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.schema.js';
-import { EventListArgs, HistoryArgs } from './events.input.js';
+import { EVENT_LIST, EventListArgs, HISTORY_LIST, HistoryArgs } from './events.input.js';
 
 export const Event = builder.prismaObject('Event', {
   description: 'One change of one record, recorded in the transaction that made it (newest first in every list).',
@@ -45,11 +45,9 @@ const EventFilter = builder.inputType('EventFilter', {
   fields: (t) => ({
     type: t.string({ description: 'An exact type (`deal.updated`) or every type of a resource (`deal.*`).' }),
     recordId: t.id(),
-    createdSince: t.field({ type: 'DateTime', description: 'Events created at or after this instant.' }),
+    createdSince: t.field({ type: 'DateTime', description: 'Events created at or after this instant.', deprecationReason: 'Use the `createdSince` argument of `events`.' }),
   }),
 });
-
-const newestFirst = { id: 'desc' } as const;
 
 builder.queryFields((t) => ({
   event: t.prismaField({
@@ -59,15 +57,12 @@ builder.queryFields((t) => ({
   }),
   events: t.field({
     type: EventPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: EventFilter }) },
+    args: { ...listArgs(t, EVENT_LIST), filter: t.arg({ type: EventFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, type, recordId, createdSince } = parseInput(EventListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      const where = {
-        ...(type?.endsWith('.*') ? { resource: type.slice(0, -2) } : { type }),
-        recordId,
-        ...(createdSince ? { createdAt: { gte: createdSince } } : {}),
-      };
-      return paginate(ctx.db.event, { page, perPage, where, orderBy: newestFirst, typeName: 'Event' }, ctx, info);
+      // The filter's createdSince came first; the list argument of section 8 now says the same.
+      const { type, recordId, ...listing } = parseInput(EventListArgs, { ...args.filter, ...listInput(args), createdSince: args.createdSince ?? args.filter?.createdSince ?? undefined }, ctx);
+      const where = { ...(type?.endsWith('.*') ? { resource: type.slice(0, -2) } : { type }), recordId };
+      return paginate(ctx.db.event, EVENT_LIST, { ...listing, where }, ctx, info);
     },
   }),
 }));
@@ -78,10 +73,10 @@ function history(resource: EventResource, type: Parameters<typeof builder.object
     history: t.field({
       type: EventPage,
       description: "This record's events, newest first.",
-      args: { page: t.arg.int(), perPage: t.arg.int() },
+      args: listArgs(t, HISTORY_LIST),
       resolve: (record, args, ctx: Context, info) => {
-        const { page, perPage } = parseInput(HistoryArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-        return paginate(ctx.db.event, { page, perPage, where: { resource, recordId: (record as { id: string }).id }, orderBy: newestFirst, typeName: 'Event' }, ctx, info);
+        const listing = parseInput(HistoryArgs, listInput(args), ctx);
+        return paginate(ctx.db.event, HISTORY_LIST, { ...listing, where: { resource, recordId: (record as { id: string }).id } }, ctx, info);
       },
     }),
   }));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { decimal, evenAfterFailures } from '../../validation/rules.js';
 
 export const COUPON_TYPES = ['amount', 'percent'] as const;
@@ -34,7 +35,10 @@ export const CreatePaymentCouponInput = percentAtMost100(z.object(fields).partia
 /** PUT requires code, type and value (API.md); the rest is partial. */
 export const UpdatePaymentCouponInput = percentAtMost100(z.object(fields).partial({ maxRedemptions: true, isActive: true, expiresAt: true, paymentLinkId: true }));
 
-export const PaymentCouponListArgs = z.object({ ...pageRules, paymentLinkId: z.string().max(64).optional() });
+/** The list's sorting (API.md section 8). */
+export const PAYMENT_COUPON_LIST = listSpec('payment-coupons', 'PaymentCoupon');
+
+export const PaymentCouponListArgs = z.object({ ...listRules, paymentLinkId: z.string().max(64).optional() });
 
 /** The lower-cased code: uniqueness per workspace ignores case. */
 export const couponCodeKey = (code: string) => code.toLowerCase();

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PAYMENT_COUPON_LIST } from './payment-coupons.input.js';
 
 const COUPON = `fragment PaymentCouponFields on PaymentCoupon {
   id code type value maxRedemptions isActive expiresAt timesRedeemed createdAt paymentLinkId paymentLink { id name }
@@ -8,9 +9,7 @@ export const paymentCouponRoutes = routes(
   {
     method: 'GET',
     path: '/payment-coupons',
-    document: `query ($page: Int, $perPage: Int, $filter: PaymentCouponFilter) {
-      paymentCoupons(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PaymentCouponFields } }
-    } ${COUPON}`,
+    document: `${listDocument(PAYMENT_COUPON_LIST, 'paymentCoupons', 'PaymentCouponFilter', '...PaymentCouponFields')} ${COUPON}`,
   },
   { method: 'GET', path: '/payment-coupons/{id}', document: `query ($id: ID!) { paymentCoupon(id: $id) { ...PaymentCouponFields } } ${COUPON}` },
   { method: 'POST', path: '/payment-coupons', document: `mutation ($input: CreatePaymentCouponInput!) { createPaymentCoupon(input: $input) { ...PaymentCouponFields } } ${COUPON}` },

@@ -3,12 +3,12 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { invalid } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
-import { COUPON_TYPES, CreatePaymentCouponInput, PaymentCouponListArgs, UpdatePaymentCouponInput, couponCode, couponCodeKey } from './payment-coupons.input.js';
+import { PAYMENT_COUPON_LIST, COUPON_TYPES, CreatePaymentCouponInput, PaymentCouponListArgs, UpdatePaymentCouponInput, couponCode, couponCodeKey } from './payment-coupons.input.js';
 
 const RESOURCE = 'Payment coupon';
 
@@ -61,10 +61,10 @@ builder.queryFields((t) => ({
   }),
   paymentCoupons: t.field({
     type: PaymentCouponPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PaymentCouponFilter }) },
+    args: { ...listArgs(t, PAYMENT_COUPON_LIST), filter: t.arg({ type: PaymentCouponFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, paymentLinkId } = parseInput(PaymentCouponListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.paymentCoupon, { page, perPage, where: { paymentLinkId }, orderBy: { id: 'asc' }, typeName: 'PaymentCoupon' }, ctx, info);
+      const { paymentLinkId, ...listing } = parseInput(PaymentCouponListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      return paginate(ctx.db.paymentCoupon, PAYMENT_COUPON_LIST, { ...listing, where: { paymentLinkId } }, ctx, info);
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_PER_PAGE, pageRules } from '../../graphql/pagination.js';
+import { MAX_PER_PAGE, listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { currencyCode, decimal, idList, longText, text } from '../../validation/rules.js';
 
 export const INTERVAL_UNITS = ['day', 'week', 'month', 'year'] as const;
@@ -36,8 +37,11 @@ export const CreatePaymentLinkInput = z.object(fields).partial({
 });
 export const UpdatePaymentLinkInput = z.object(fields).partial();
 
+/** The list's sorting (API.md section 8). */
+export const PAYMENT_LINK_LIST = listSpec('payment-links', 'PaymentLink', ['name']);
+
 export const PaymentLinkListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   isActive: z.boolean().optional(),
   paymentProviderAccountId: z.string().max(64).optional(),
 });

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PAYMENT_LINK_LIST } from './payment-links.input.js';
 
 const LINK = `fragment PaymentLinkFields on PaymentLink {
   id publicToken name description amount currency isActive maxInstallments interestRate
@@ -12,9 +13,7 @@ export const paymentLinkRoutes = routes(
   {
     method: 'GET',
     path: '/payment-links',
-    document: `query ($page: Int, $perPage: Int, $filter: PaymentLinkFilter) {
-      paymentLinks(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PaymentLinkFields } }
-    } ${LINK}`,
+    document: `${listDocument(PAYMENT_LINK_LIST, 'paymentLinks', 'PaymentLinkFilter', '...PaymentLinkFields')} ${LINK}`,
   },
   { method: 'GET', path: '/payment-links/{id}', document: `query ($id: ID!) { paymentLink(id: $id) { ...PaymentLinkFields } } ${LINK}` },
   { method: 'POST', path: '/payment-links', document: `mutation ($input: CreatePaymentLinkInput!) { createPaymentLink(input: $input) { ...PaymentLinkFields } } ${LINK}` },

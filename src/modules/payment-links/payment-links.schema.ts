@@ -4,11 +4,11 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { linkIds, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
-import { CreatePaymentLinkInput, INTERVAL_UNITS, PaymentLinkListArgs, UpdatePaymentLinkInput } from './payment-links.input.js';
+import { PAYMENT_LINK_LIST, CreatePaymentLinkInput, INTERVAL_UNITS, PaymentLinkListArgs, UpdatePaymentLinkInput } from './payment-links.input.js';
 import { newPublicToken } from './public-token.js';
 
 const RESOURCE = 'Payment link';
@@ -87,11 +87,11 @@ builder.queryFields((t) => ({
   }),
   paymentLinks: t.field({
     type: PaymentLinkPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PaymentLinkFilter }) },
+    args: { ...listArgs(t, PAYMENT_LINK_LIST), filter: t.arg({ type: PaymentLinkFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, isActive, paymentProviderAccountId } = parseInput(PaymentLinkListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const { isActive, paymentProviderAccountId, ...listing } = parseInput(PaymentLinkListArgs, { ...args.filter, ...listInput(args) }, ctx);
       const where = { isActive, providerAccountId: paymentProviderAccountId };
-      return paginate(ctx.db.paymentLink, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'PaymentLink' }, ctx, info);
+      return paginate(ctx.db.paymentLink, PAYMENT_LINK_LIST, { ...listing, where }, ctx, info);
     },
   }),
 }));

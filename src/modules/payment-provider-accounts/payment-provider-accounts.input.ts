@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { text } from '../../validation/rules.js';
 
 const fields = {
@@ -15,4 +16,7 @@ const fields = {
 
 export const CreatePaymentProviderAccountInput = z.object(fields);
 export const UpdatePaymentProviderAccountInput = z.object(fields).partial();
-export const PaymentProviderAccountListArgs = z.object({ ...pageRules });
+/** The list's sorting (API.md section 8). */
+export const PAYMENT_PROVIDER_ACCOUNT_LIST = listSpec('payment-provider-accounts', 'PaymentProviderAccount');
+
+export const PaymentProviderAccountListArgs = z.object({ ...listRules });

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PAYMENT_PROVIDER_ACCOUNT_LIST } from './payment-provider-accounts.input.js';
 
 const ACCOUNT = 'fragment PaymentProviderAccountFields on PaymentProviderAccount { id name provider createdAt }';
 const WITH_SECRET = 'fragment PaymentProviderAccountWithSecretFields on PaymentProviderAccountWithSecret { id name provider createdAt webhookSecret }';
@@ -7,9 +8,7 @@ export const paymentProviderAccountRoutes = routes(
   {
     method: 'GET',
     path: '/payment-provider-accounts',
-    document: `query ($page: Int, $perPage: Int) {
-      paymentProviderAccounts(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...PaymentProviderAccountFields } }
-    } ${ACCOUNT}`,
+    document: `${listDocument(PAYMENT_PROVIDER_ACCOUNT_LIST, 'paymentProviderAccounts', null, '...PaymentProviderAccountFields')} ${ACCOUNT}`,
   },
   {
     method: 'GET',

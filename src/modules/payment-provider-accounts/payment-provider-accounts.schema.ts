@@ -1,11 +1,11 @@
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { parseInput } from '../../validation/parse.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
-import { CreatePaymentProviderAccountInput, PaymentProviderAccountListArgs, UpdatePaymentProviderAccountInput } from './payment-provider-accounts.input.js';
+import { PAYMENT_PROVIDER_ACCOUNT_LIST, CreatePaymentProviderAccountInput, PaymentProviderAccountListArgs, UpdatePaymentProviderAccountInput } from './payment-provider-accounts.input.js';
 
 // The field builder both account types share (the one create answers adds the webhook secret).
 type AccountFieldBuilder = Parameters<NonNullable<Parameters<typeof builder.prismaObject<'PaymentProviderAccount', any, any, any, any>>[1]['fields']>>[0];
@@ -56,10 +56,10 @@ builder.queryFields((t) => ({
   }),
   paymentProviderAccounts: t.field({
     type: PaymentProviderAccountPage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
+    args: listArgs(t, PAYMENT_PROVIDER_ACCOUNT_LIST),
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage } = parseInput(PaymentProviderAccountListArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.paymentProviderAccount, { page, perPage, where: {}, orderBy: { id: 'asc' }, typeName: 'PaymentProviderAccount' }, ctx, info);
+      const { ...listing } = parseInput(PaymentProviderAccountListArgs, { ...listInput(args) }, ctx);
+      return paginate(ctx.db.paymentProviderAccount, PAYMENT_PROVIDER_ACCOUNT_LIST, { ...listing, where: {} }, ctx, info);
     },
   }),
 }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../../generated/sqlite/client.js';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { currencyCode, decimal, text } from '../../validation/rules.js';
 
 export const PAYMENT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'refunded', 'canceled'] as const;
@@ -30,8 +31,11 @@ export const AppendPaymentTransactionEventInput = z.object({
   occurredAt: z.date(),
 });
 
+/** The list's sorting (API.md section 8). */
+export const PAYMENT_TRANSACTION_LIST = listSpec('payment-transactions', 'PaymentTransaction', ['amount'], '-id');
+
 export const PaymentTransactionListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   status: z.enum(PAYMENT_STATUSES).optional(),
   search: z.string().max(255).optional(),
 });

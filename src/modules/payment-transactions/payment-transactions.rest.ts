@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PAYMENT_TRANSACTION_LIST } from './payment-transactions.input.js';
 
 const EVENT = 'fragment PaymentTransactionEventFields on PaymentTransactionEvent { id type status providerReference payload occurredAt }';
 
@@ -18,9 +19,7 @@ export const paymentTransactionRoutes = routes(
   {
     method: 'GET',
     path: '/payment-transactions',
-    document: `query ($page: Int, $perPage: Int, $filter: PaymentTransactionFilter) {
-      paymentTransactions(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PaymentTransactionFields } }
-    } ${TRANSACTION}`,
+    document: `${listDocument(PAYMENT_TRANSACTION_LIST, 'paymentTransactions', 'PaymentTransactionFilter', '...PaymentTransactionFields')} ${TRANSACTION}`,
   },
   { method: 'GET', path: '/payment-transactions/{id}', document: `query ($id: ID!) { paymentTransaction(id: $id) { ...PaymentTransactionFields } } ${TRANSACTION}` },
   {

@@ -6,11 +6,11 @@ import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
-import { MAX_PER_PAGE, pagedRelation, pageType, paginate, storedCounts } from '../../graphql/pagination.js';
+import { listArgs, listInput, MAX_PER_PAGE, pagedRelation, pageType, paginate, storedCounts } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
-import { AppendPaymentTransactionEventInput, PAYMENT_STATUSES, PaymentTransactionListArgs, ProviderEventInput, RecordPaymentTransactionInput } from './payment-transactions.input.js';
+import { PAYMENT_TRANSACTION_LIST, AppendPaymentTransactionEventInput, PAYMENT_STATUSES, PaymentTransactionListArgs, ProviderEventInput, RecordPaymentTransactionInput } from './payment-transactions.input.js';
 
 const RESOURCE = 'Payment transaction';
 
@@ -166,13 +166,12 @@ builder.queryFields((t) => ({
   paymentTransactions: t.field({
     type: PaymentTransactionPage,
     description: 'Newest first.',
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PaymentTransactionFilter }) },
+    args: { ...listArgs(t, PAYMENT_TRANSACTION_LIST), filter: t.arg({ type: PaymentTransactionFilter }) },
     resolve: async (_root, args, ctx, info) => {
-      const { page, perPage, status, search } = parseInput(PaymentTransactionListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      const list = { page, perPage, orderBy: { id: 'desc' }, typeName: 'PaymentTransaction' };
-      if (search) return paginate(ctx.db.paymentTransaction, { ...list, ...(await searchFilter(ctx, search, status)) }, ctx, info);
+      const { status, search, ...listing } = parseInput(PaymentTransactionListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      if (search) return paginate(ctx.db.paymentTransaction, PAYMENT_TRANSACTION_LIST, { ...listing, ...(await searchFilter(ctx, search, status)) }, ctx, info);
       const counted = { list: 'PaymentTransaction', bucket: status ? `status:${status}` : '' } as const;
-      return paginate(ctx.db.paymentTransaction, { ...list, where: { status }, counted }, ctx, info);
+      return paginate(ctx.db.paymentTransaction, PAYMENT_TRANSACTION_LIST, { ...listing, where: { status }, counted }, ctx, info);
     },
   }),
 }));

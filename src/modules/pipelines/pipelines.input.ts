@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { longText, percentage, text } from '../../validation/rules.js';
 
 export const DEFAULT_STAGE_COLOR = '#9CA3AF';
@@ -35,7 +36,10 @@ const fields = {
 
 export const CreatePipelineInput = z.object(fields).partial({ description: true, isDefault: true, stages: true });
 export const UpdatePipelineInput = z.object(fields).partial();
-export const PipelineListArgs = z.object(pageRules);
+/** The list's sorting (API.md section 8). */
+export const PIPELINE_LIST = listSpec('pipelines', 'Pipeline');
+
+export const PipelineListArgs = z.object(listRules);
 
 export type StageItem = z.output<typeof StageItemRules>;
 

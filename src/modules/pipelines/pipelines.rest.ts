@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PIPELINE_LIST } from './pipelines.input.js';
 
 const PIPELINE = `fragment PipelineFields on Pipeline {
   id name description createdAt updatedAt
@@ -9,9 +10,7 @@ export const pipelineRoutes = routes(
   {
     method: 'GET',
     path: '/pipelines',
-    document: `query ($page: Int, $perPage: Int) {
-      pipelines(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...PipelineFields } }
-    } ${PIPELINE}`,
+    document: `${listDocument(PIPELINE_LIST, 'pipelines', null, '...PipelineFields')} ${PIPELINE}`,
   },
   { method: 'GET', path: '/pipelines/{id}', document: `query ($id: ID!) { pipeline(id: $id) { ...PipelineFields } } ${PIPELINE}` },
   { method: 'POST', path: '/pipelines', document: `mutation ($input: CreatePipelineInput!) { createPipeline(input: $input) { ...PipelineFields } } ${PIPELINE}` },

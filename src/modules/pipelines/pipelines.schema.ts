@@ -6,9 +6,9 @@ import { createAndUpdateInputs, inputTypeFrom } from '../../graphql/inputs.js';
 import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { type FieldErrors, invalid, notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
-import { CreatePipelineInput, PipelineListArgs, StageItemRules, StageMatchRules, type StageItem, UpdatePipelineInput, matchedStageValues, stageValues } from './pipelines.input.js';
+import { PIPELINE_LIST, CreatePipelineInput, PipelineListArgs, StageItemRules, StageMatchRules, type StageItem, UpdatePipelineInput, matchedStageValues, stageValues } from './pipelines.input.js';
 
 export const DealStage = builder.prismaObject('DealStage', {
   fields: (t) => ({
@@ -113,10 +113,10 @@ builder.queryFields((t) => ({
   }),
   pipelines: t.field({
     type: PipelinePage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
+    args: listArgs(t, PIPELINE_LIST),
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage } = parseInput(PipelineListArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.pipeline, { page, perPage, where: {}, orderBy: { id: 'asc' }, typeName: 'Pipeline' }, ctx, info);
+      const { ...listing } = parseInput(PipelineListArgs, { ...listInput(args) }, ctx);
+      return paginate(ctx.db.pipeline, PIPELINE_LIST, { ...listing, where: {} }, ctx, info);
     },
   }),
 }));

@@ -1,6 +1,7 @@
 import { searchText } from '../../db/search.js';
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { currencyCode, decimal, longText, percentage, text } from '../../validation/rules.js';
 
 export const PRODUCT_TYPES = ['product', 'service'] as const;
@@ -21,8 +22,11 @@ const fields = {
 export const CreateProductInput = z.object(fields).partial({ sku: true, description: true, cost: true, taxRate: true, isActive: true });
 export const UpdateProductInput = z.object(fields).partial();
 
+/** The list's sorting (API.md section 8). */
+export const PRODUCT_LIST = listSpec('products', 'Product', ['name', 'sku', 'price']);
+
 export const ProductListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   isActive: z.boolean().optional(),
   type: z.enum(PRODUCT_TYPES).optional(),
   search: z.string().max(255).optional(),

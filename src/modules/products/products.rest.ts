@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PRODUCT_LIST } from './products.input.js';
 
 const PRODUCT = `fragment ProductFields on Product {
   id name sku type description price cost currency unit taxRate isActive createdAt updatedAt
@@ -8,9 +9,7 @@ export const productRoutes = routes(
   {
     method: 'GET',
     path: '/products',
-    document: `query ($page: Int, $perPage: Int, $filter: ProductFilter) {
-      products(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...ProductFields } }
-    } ${PRODUCT}`,
+    document: `${listDocument(PRODUCT_LIST, 'products', 'ProductFilter', '...ProductFields')} ${PRODUCT}`,
   },
   {
     method: 'GET',

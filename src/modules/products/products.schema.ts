@@ -2,14 +2,14 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { matching } from '../../db/search.js';
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
 import { toMinorUnits } from './minor-units.js';
-import { CreateProductInput, PRODUCT_TYPES, ProductListArgs, UpdateProductInput, productSearchText } from './products.input.js';
+import { PRODUCT_LIST, CreateProductInput, PRODUCT_TYPES, ProductListArgs, UpdateProductInput, productSearchText } from './products.input.js';
 
 export const ProductTypeEnum = builder.enumType('ProductType', { values: PRODUCT_TYPES });
 
@@ -72,11 +72,11 @@ builder.queryFields((t) => ({
   }),
   products: t.field({
     type: ProductPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: ProductFilter }) },
+    args: { ...listArgs(t, PRODUCT_LIST), filter: t.arg({ type: ProductFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, isActive, type, search } = parseInput(ProductListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const { isActive, type, search, ...listing } = parseInput(ProductListArgs, { ...args.filter, ...listInput(args) }, ctx);
       const where = { isActive, type, ...(search ? { search: matching(search) } : {}) };
-      return paginate(ctx.db.product, { page, perPage, where, orderBy: { id: 'asc' }, typeName: 'Product' }, ctx, info);
+      return paginate(ctx.db.product, PRODUCT_LIST, { ...listing, where }, ctx, info);
     },
   }),
 }));

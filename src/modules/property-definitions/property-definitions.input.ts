@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { evenAfterFailures, text } from '../../validation/rules.js';
 
 export const PROPERTY_OBJECTS = ['contact', 'deal'] as const;
@@ -35,4 +36,7 @@ export const DefinitionName = z.object({ object: fields.object, key: fields.key 
 export const UpdatePropertyDefinitionInput = z.object({ label: fields.label, type: fields.type, options: fields.options, isActive: fields.isActive }).partial();
 export { optionsRule };
 
-export const PropertyDefinitionListArgs = z.object({ ...pageRules, object: z.enum(PROPERTY_OBJECTS).optional() });
+/** The list's sorting (API.md section 8). */
+export const PROPERTY_DEFINITION_LIST = listSpec('property-definitions', 'PropertyDefinition');
+
+export const PropertyDefinitionListArgs = z.object({ ...listRules, object: z.enum(PROPERTY_OBJECTS).optional() });

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { PROPERTY_DEFINITION_LIST } from './property-definitions.input.js';
 
 const DEFINITION = 'fragment PropertyDefinitionFields on PropertyDefinition { id object key label type options isActive createdAt updatedAt }';
 
@@ -6,9 +7,7 @@ export const propertyDefinitionRoutes = routes(
   {
     method: 'GET',
     path: '/property-definitions',
-    document: `query ($page: Int, $perPage: Int, $filter: PropertyDefinitionFilter) {
-      propertyDefinitions(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...PropertyDefinitionFields } }
-    } ${DEFINITION}`,
+    document: `${listDocument(PROPERTY_DEFINITION_LIST, 'propertyDefinitions', 'PropertyDefinitionFilter', '...PropertyDefinitionFields')} ${DEFINITION}`,
   },
   { method: 'GET', path: '/property-definitions/{id}', document: `query ($id: ID!) { propertyDefinition(id: $id) { ...PropertyDefinitionFields } } ${DEFINITION}` },
   {

@@ -3,11 +3,12 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
-import { pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
 import { evenAfterFailures } from '../../validation/rules.js';
 import {
+  PROPERTY_DEFINITION_LIST,
   CreatePropertyDefinitionInput,
   DefinitionName,
   PROPERTY_OBJECTS,
@@ -60,10 +61,10 @@ builder.queryFields((t) => ({
   }),
   propertyDefinitions: t.field({
     type: PropertyDefinitionPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: PropertyDefinitionFilter }) },
+    args: { ...listArgs(t, PROPERTY_DEFINITION_LIST), filter: t.arg({ type: PropertyDefinitionFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, object } = parseInput(PropertyDefinitionListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.propertyDefinition, { page, perPage, where: { object }, orderBy: { id: 'asc' }, typeName: 'PropertyDefinition' }, ctx, info);
+      const { object, ...listing } = parseInput(PropertyDefinitionListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      return paginate(ctx.db.propertyDefinition, PROPERTY_DEFINITION_LIST, { ...listing, where: { object } }, ctx, info);
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { calendarDate, idList, longText, text } from '../../validation/rules.js';
 
 export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -19,8 +20,11 @@ export const CreateTaskInput = z
   .partial({ description: true, dueDate: true, isDone: true, priority: true, ownerIds: true, assigneeIds: true });
 export const UpdateTaskInput = z.object(fields).partial();
 
+/** The list's sorting (API.md section 8). */
+export const TASK_LIST = listSpec('tasks', 'Task', ['due_date', 'priority', 'position'], 'position');
+
 export const TaskListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   isDone: z.boolean().optional(),
   assigneeId: z.string().max(64).optional(),
 });

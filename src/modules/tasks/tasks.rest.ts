@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { TASK_LIST } from './tasks.input.js';
 
 const TASK = 'fragment TaskFields on Task { id title description dueDate isDone priority position createdAt updatedAt }';
 
@@ -6,9 +7,7 @@ export const taskRoutes = routes(
   {
     method: 'GET',
     path: '/tasks',
-    document: `query ($page: Int, $perPage: Int, $filter: TaskFilter) {
-      tasks(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...TaskFields } }
-    } ${TASK}`,
+    document: `${listDocument(TASK_LIST, 'tasks', 'TaskFilter', '...TaskFields')} ${TASK}`,
   },
   { method: 'GET', path: '/tasks/{id}', document: `query ($id: ID!) { task(id: $id) { ...TaskFields } } ${TASK}` },
   { method: 'POST', path: '/tasks', document: `mutation ($input: CreateTaskInput!) { createTask(input: $input) { ...TaskFields } } ${TASK}` },

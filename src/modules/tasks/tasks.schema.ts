@@ -4,11 +4,11 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
-import { CreateTaskInput, TASK_PRIORITIES, TaskListArgs, UpdateTaskInput } from './tasks.input.js';
+import { TASK_LIST, CreateTaskInput, TASK_PRIORITIES, TaskListArgs, UpdateTaskInput } from './tasks.input.js';
 
 export const TaskPriorityEnum = builder.enumType('TaskPriority', { values: TASK_PRIORITIES });
 
@@ -65,11 +65,11 @@ builder.queryFields((t) => ({
   }),
   tasks: t.field({
     type: TaskPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: TaskFilter }) },
+    args: { ...listArgs(t, TASK_LIST), filter: t.arg({ type: TaskFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, isDone, assigneeId } = parseInput(TaskListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
+      const { isDone, assigneeId, ...listing } = parseInput(TaskListArgs, { ...args.filter, ...listInput(args) }, ctx);
       const where = { isDone, ...(assigneeId !== undefined ? { assignees: { some: { id: assigneeId } } } : {}) };
-      return paginate(ctx.db.task, { page, perPage, where, orderBy: TASK_ORDER, typeName: 'Task' }, ctx, info);
+      return paginate(ctx.db.task, TASK_LIST, { ...listing, where }, ctx, info);
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { longText, text } from '../../validation/rules.js';
 
 const statusFields = {
@@ -10,7 +11,9 @@ const statusFields = {
 
 export const CreateTicketStatusInput = z.object(statusFields).partial({ order: true, isClosed: true });
 export const UpdateTicketStatusInput = z.object(statusFields).partial();
-export const TicketStatusListArgs = z.object(pageRules);
+/** The lists' sorting (API.md section 8). */
+export const TICKET_STATUS_LIST = listSpec('ticket-statuses', 'TicketStatus');
+export const TicketStatusListArgs = z.object(listRules);
 
 const ticketFields = {
   title: text(255),
@@ -22,7 +25,9 @@ const ticketFields = {
 export const CreateTicketInput = z.object(ticketFields).partial({ description: true });
 export const UpdateTicketInput = z.object(ticketFields).partial();
 
+export const TICKET_LIST = listSpec('tickets', 'Ticket', ['position'], 'position');
+
 export const TicketListArgs = z.object({
-  ...pageRules,
+  ...listRules,
   ticketStatusId: z.string().max(64).optional(),
 });

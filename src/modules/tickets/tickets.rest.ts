@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { TICKET_LIST, TICKET_STATUS_LIST } from './tickets.input.js';
 
 const STATUS = 'fragment TicketStatusFields on TicketStatus { id name order isClosed createdAt updatedAt }';
 const TICKET = 'fragment TicketFields on Ticket { id title description ticketStatusId position createdAt updatedAt }';
@@ -7,9 +8,7 @@ export const ticketStatusRoutes = routes(
   {
     method: 'GET',
     path: '/ticket-statuses',
-    document: `query ($page: Int, $perPage: Int) {
-      ticketStatuses(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...TicketStatusFields } }
-    } ${STATUS}`,
+    document: `${listDocument(TICKET_STATUS_LIST, 'ticketStatuses', null, '...TicketStatusFields')} ${STATUS}`,
   },
   { method: 'GET', path: '/ticket-statuses/{id}', document: `query ($id: ID!) { ticketStatus(id: $id) { ...TicketStatusFields } } ${STATUS}` },
   {
@@ -29,9 +28,7 @@ export const ticketRoutes = routes(
   {
     method: 'GET',
     path: '/tickets',
-    document: `query ($page: Int, $perPage: Int, $filter: TicketFilter) {
-      tickets(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...TicketFields } }
-    } ${TICKET}`,
+    document: `${listDocument(TICKET_LIST, 'tickets', 'TicketFilter', '...TicketFields')} ${TICKET}`,
   },
   { method: 'GET', path: '/tickets/{id}', document: `query ($id: ID!) { ticket(id: $id) { ...TicketFields } } ${TICKET}` },
   { method: 'POST', path: '/tickets', document: `mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ...TicketFields } } ${TICKET}` },

@@ -4,7 +4,7 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { unknownId, writeReferencing } from '../../validation/ids.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
@@ -12,6 +12,8 @@ import { uniqueValue } from '../../validation/unique.js';
 import {
   CreateTicketInput,
   CreateTicketStatusInput,
+  TICKET_LIST,
+  TICKET_STATUS_LIST,
   TicketListArgs,
   TicketStatusListArgs,
   UpdateTicketInput,
@@ -89,10 +91,10 @@ builder.queryFields((t) => ({
   }),
   ticketStatuses: t.field({
     type: TicketStatusPage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
+    args: listArgs(t, TICKET_STATUS_LIST),
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage } = parseInput(TicketStatusListArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.ticketStatus, { page, perPage, where: {}, orderBy: { id: 'asc' }, typeName: 'TicketStatus' }, ctx, info);
+      const listing = parseInput(TicketStatusListArgs, listInput(args), ctx);
+      return paginate(ctx.db.ticketStatus, TICKET_STATUS_LIST, { ...listing, where: {} }, ctx, info);
     },
   }),
   ticket: t.prismaField({
@@ -102,10 +104,10 @@ builder.queryFields((t) => ({
   }),
   tickets: t.field({
     type: TicketPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: TicketFilter }) },
+    args: { ...listArgs(t, TICKET_LIST), filter: t.arg({ type: TicketFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, ticketStatusId } = parseInput(TicketListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.ticket, { page, perPage, where: { statusId: ticketStatusId }, orderBy: TICKET_ORDER, typeName: 'Ticket' }, ctx, info);
+      const { ticketStatusId, ...listing } = parseInput(TicketListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      return paginate(ctx.db.ticket, TICKET_LIST, { ...listing, where: { statusId: ticketStatusId } }, ctx, info);
     },
   }),
 }));

@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { USER_LIST } from './users.input.js';
 
 const USER = 'fragment UserFields on User { id name email createdAt updatedAt }';
 
@@ -6,9 +7,7 @@ export const userRoutes = routes(
   {
     method: 'GET',
     path: '/users',
-    document: `query ($page: Int, $perPage: Int, $filter: UserFilter) {
-      users(page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...UserFields } }
-    } ${USER}`,
+    document: `${listDocument(USER_LIST, 'users', 'UserFilter', '...UserFields')} ${USER}`,
   },
   { method: 'GET', path: '/users/{id}', document: `query ($id: ID!) { user(id: $id) { ...UserFields } } ${USER}` },
   { method: 'POST', path: '/users', document: `mutation ($input: CreateUserInput!) { createUser(input: $input) { ...UserFields } } ${USER}` },

@@ -3,10 +3,10 @@ import { builder } from '../../graphql/builder.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
-import { CreateUserInput, UpdateUserInput, UserListArgs } from './users.input.js';
+import { USER_LIST, CreateUserInput, UpdateUserInput, UserListArgs } from './users.input.js';
 
 export const User = builder.prismaObject('User', {
   fields: (t) => ({
@@ -39,10 +39,10 @@ builder.queryFields((t) => ({
   }),
   users: t.field({
     type: UserPage,
-    args: { page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: UserFilter }) },
+    args: { ...listArgs(t, USER_LIST), filter: t.arg({ type: UserFilter }) },
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage, email } = parseInput(UserListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.user, { page, perPage, where: { email: email?.toLowerCase() }, orderBy: { id: 'asc' }, typeName: 'User' }, ctx, info);
+      const { email, ...listing } = parseInput(UserListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      return paginate(ctx.db.user, USER_LIST, { ...listing, where: { email: email?.toLowerCase() } }, ctx, info);
     },
   }),
 }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_RESOURCE_NAMES } from '../../events/resources.js';
-import { pageRules } from '../../graphql/pagination.js';
+import { listRules } from '../../graphql/pagination.js';
+import { listSpec } from '../../graphql/sorting.js';
 import { longText } from '../../validation/rules.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../webhooks/address-guard.js';
 
@@ -28,6 +29,10 @@ const fields = {
 export const CreateWebhookEndpointInput = z.object(fields).partial({ description: true, isActive: true });
 export const UpdateWebhookEndpointInput = z.object(fields).partial();
 
-export const WebhookEndpointListArgs = z.object(pageRules);
-export const WebhookDeliveryListArgs = z.object({ ...pageRules, status: z.enum(DELIVERY_STATUSES).optional() });
+/** The lists' sorting (API.md section 8): deliveries newest first. */
+export const WEBHOOK_ENDPOINT_LIST = listSpec('webhook-endpoints', 'WebhookEndpoint');
+export const WEBHOOK_DELIVERY_LIST = listSpec('webhook-deliveries', 'WebhookDelivery', [], '-id');
+
+export const WebhookEndpointListArgs = z.object(listRules);
+export const WebhookDeliveryListArgs = z.object({ ...listRules, status: z.enum(DELIVERY_STATUSES).optional() });
 export const ReplayInput = z.object({ since: z.date() });

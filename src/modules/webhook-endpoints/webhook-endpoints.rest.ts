@@ -1,4 +1,5 @@
-import { routes } from '../../rest/route.js';
+import { listDocument, routes } from '../../rest/route.js';
+import { WEBHOOK_DELIVERY_LIST, WEBHOOK_ENDPOINT_LIST } from './webhook-endpoints.input.js';
 
 const ENDPOINT = 'fragment WebhookEndpointFields on WebhookEndpoint { id url description events isActive disabledReason createdAt updatedAt }';
 const WITH_SECRET = 'fragment WebhookEndpointWithSecretFields on WebhookEndpointWithSecret { id url description events isActive disabledReason createdAt updatedAt secret }';
@@ -9,9 +10,7 @@ export const webhookEndpointRoutes = routes(
   {
     method: 'GET',
     path: '/webhook-endpoints',
-    document: `query ($page: Int, $perPage: Int) {
-      webhookEndpoints(page: $page, perPage: $perPage) { currentPage perPage total lastPage data { ...WebhookEndpointFields } }
-    } ${ENDPOINT}`,
+    document: `${listDocument(WEBHOOK_ENDPOINT_LIST, 'webhookEndpoints', null, '...WebhookEndpointFields')} ${ENDPOINT}`,
   },
   { method: 'GET', path: '/webhook-endpoints/{id}', document: `query ($id: ID!) { webhookEndpoint(id: $id) { ...WebhookEndpointFields } } ${ENDPOINT}` },
   { method: 'POST', path: '/webhook-endpoints', document: `mutation ($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...WebhookEndpointWithSecretFields } } ${WITH_SECRET}` },
@@ -31,9 +30,7 @@ export const webhookEndpointRoutes = routes(
   {
     method: 'GET',
     path: '/webhook-endpoints/{id}/deliveries',
-    document: `query ($id: ID!, $page: Int, $perPage: Int, $filter: WebhookDeliveryFilter) {
-      webhookDeliveries(endpointId: $id, page: $page, perPage: $perPage, filter: $filter) { currentPage perPage total lastPage data { ...WebhookDeliveryFields } }
-    } ${DELIVERY}`,
+    document: `${listDocument(WEBHOOK_DELIVERY_LIST, 'webhookDeliveries', 'WebhookDeliveryFilter', '...WebhookDeliveryFields', { id: 'endpointId' })} ${DELIVERY}`,
   },
   {
     method: 'POST',

@@ -2,7 +2,7 @@ import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { type FieldErrors, invalid, notFound } from '../../graphql/errors.js';
 import { inputTypeFrom, createAndUpdateInputs } from '../../graphql/inputs.js';
-import { pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
+import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { lockRow } from '../../db/locks.js';
 import { newId } from '../../db/ids.js';
@@ -17,6 +17,8 @@ import {
   DELIVERY_STATUSES,
   ReplayInput,
   UpdateWebhookEndpointInput,
+  WEBHOOK_DELIVERY_LIST,
+  WEBHOOK_ENDPOINT_LIST,
   WebhookDeliveryListArgs,
   WebhookEndpointListArgs,
 } from './webhook-endpoints.input.js';
@@ -115,10 +117,10 @@ builder.queryFields((t) => ({
   }),
   webhookEndpoints: t.field({
     type: WebhookEndpointPage,
-    args: { page: t.arg.int(), perPage: t.arg.int() },
+    args: listArgs(t, WEBHOOK_ENDPOINT_LIST),
     resolve: (_root, args, ctx, info) => {
-      const { page, perPage } = parseInput(WebhookEndpointListArgs, { page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.webhookEndpoint, { page, perPage, where: {}, orderBy: { id: 'asc' }, typeName: 'WebhookEndpoint' }, ctx, info);
+      const listing = parseInput(WebhookEndpointListArgs, listInput(args), ctx);
+      return paginate(ctx.db.webhookEndpoint, WEBHOOK_ENDPOINT_LIST, { ...listing, where: {} }, ctx, info);
     },
   }),
   webhookDelivery: t.prismaField({
@@ -129,11 +131,11 @@ builder.queryFields((t) => ({
   webhookDeliveries: t.field({
     type: WebhookDeliveryPage,
     description: "An endpoint's deliveries, newest first.",
-    args: { endpointId: t.arg.id({ required: true }), page: t.arg.int(), perPage: t.arg.int(), filter: t.arg({ type: WebhookDeliveryFilter }) },
+    args: { endpointId: t.arg.id({ required: true }), ...listArgs(t, WEBHOOK_DELIVERY_LIST), filter: t.arg({ type: WebhookDeliveryFilter }) },
     resolve: async (_root, args, ctx, info) => {
       await endpointExists(ctx, args.endpointId);
-      const { page, perPage, status } = parseInput(WebhookDeliveryListArgs, { ...args.filter, page: args.page ?? undefined, perPage: args.perPage ?? undefined }, ctx);
-      return paginate(ctx.db.webhookDelivery, { page, perPage, where: { endpointId: args.endpointId, status }, orderBy: { id: 'desc' }, typeName: 'WebhookDelivery' }, ctx, info);
+      const { status, ...listing } = parseInput(WebhookDeliveryListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      return paginate(ctx.db.webhookDelivery, WEBHOOK_DELIVERY_LIST, { ...listing, where: { endpointId: args.endpointId, status } }, ctx, info);
     },
   }),
 }));

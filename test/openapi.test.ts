@@ -72,6 +72,12 @@ function expectDocumented(route: RestRoute, reply: Reply) {
     const h = header.$ref ? resolve(header.$ref) : header;
     if (h.required) expect(reply.headers.get(name), `${keyOf(route)} ${reply.status}: header ${name}`).not.toBeNull();
   }
+  const csv = documented!.content?.['text/csv'];
+  if (csv) {
+    expect(reply.headers.get('content-type'), `${keyOf(route)} answers CSV`).toBe('text/csv; charset=utf-8');
+    expect(reply.text.split('\r\n')[0], `${keyOf(route)} has a header row`).toMatch(/^id,/);
+    return;
+  }
   const schema = documented!.content?.['application/json']?.schema;
   if (!schema) {
     expect(reply.text, `${keyOf(route)} ${reply.status} documents no body`).toBe('');
@@ -177,6 +183,11 @@ function crud(resource: string, create: () => unknown, update: unknown, list: ()
 
 const cases: Record<string, Case> = {
   'GET /workspace': async () => [{ path: '/workspace' }],
+  'GET /contacts/export': async () => [{ path: '/contacts/export?search=ada' }],
+  'GET /companies/export': async () => [{ path: '/companies/export?sort=-name' }],
+  'GET /deals/export': async () => [{ path: `/deals/export?pipeline_id=${f.pipeline.id}` }],
+  'GET /products/export': async () => [{ path: '/products/export?is_active=true' }],
+  'GET /payment-transactions/export': async () => [{ path: '/payment-transactions/export?status=pending' }],
   'PUT /workspace': async () => [{ path: '/workspace', body: { default_currency: 'USD' } }],
   ...crud('users', () => ({ name: 'Grace', email: `grace-${unique()}@example.com` }), { name: 'Grace H.' }),
   ...crud('property-definitions', () => ({ object: 'deal', key: `k_${unique()}`, label: 'Size', type: 'number' }), { label: 'Tier level' }, () => '/property-definitions?object=contact'),

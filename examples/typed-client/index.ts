@@ -17,6 +17,8 @@ console.log(`Created contact ${created.data.id} (${created.response.status})`);
 
 const page = await api.GET('/contacts', { params: { query: { per_page: 5, search: 'ada' } } });
 if (!page.data) throw new Error(`List failed (${page.response.status}): ${page.error?.message}`);
+// A list answers by page, or (with `cursor`) by cursor: the page envelope has the total.
+if (!('total' in page.data)) throw new Error('Asked by page, answered by cursor');
 const first: Contact | undefined = page.data.data[0];
 const email: string | undefined = first?.email;
 console.log(`${page.data.total} contacts match; the first is ${email ?? 'none'}`);

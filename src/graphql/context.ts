@@ -34,6 +34,8 @@ export interface Context {
    * out of the variables); input validation reports them with every other problem.
    */
   inputTypeErrors?: FieldErrors;
+  /** A CSV export's page size: larger than a client's `per_page` may be, for fewer round trips (src/rest/csv-export.ts). */
+  exportPageSize?: number;
   /** Per-request memo of lookups many rows share (active property definitions). */
   cache?: Map<string, Promise<unknown>>;
 }

@@ -149,7 +149,7 @@ export async function paginate<T = any>(
   const where = timed ? { AND: [args.where, since] } : args.where;
   if (args.cursor !== undefined) {
     if (args.page !== undefined) throw invalid({ cursor: ['The cursor field prohibits page from being present.'] });
-    return cursorPage(delegate, spec, keys, { cursor: args.cursor, perPage: args.perPage, where }, ctx, info);
+    return cursorPage(delegate, spec, keys, { cursor: args.cursor, perPage: ctx.exportPageSize ?? args.perPage, where }, ctx, info);
   }
   const page = args.page ?? 1;
   const { perPage } = args;

@@ -125,11 +125,12 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
   const top = compiled.operation.selectionSet.selections[0];
   const name = top?.kind === 'Field' ? top.name.value : field.key;
   const isPage = field.node.shape.kind === 'object' && field.node.shape.fields.some((f) => f.key === 'data' && f.node.shape.kind === 'list');
-  const operationId = compiled.operation.operation === 'query' ? `${isPage ? 'list' : 'get'}${pascal(name)}` : name;
+  const operationId = compiled.operation.operation === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : name;
 
   const statuses = statusesOf(route, data, label);
   let body: Node | undefined = route.unwrap ? unwrapped(route, data, label) : field.node;
-  if ([...statuses.keys()].every((s) => s === 204)) body = undefined;
+  // A CSV export's rows are no JSON schema (and their extra columns must not name one).
+  if ([...statuses.keys()].every((s) => s === 204) || route.csv) body = undefined;
   return { route, compiled, field: name, operationId, body, statuses };
 }
 
@@ -260,9 +261,9 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
     const type = definition ? typeFromAST(schema, definition.type as never) : undefined;
     parameters.push({ name, in: 'path', required: true, description: 'The record\'s id.', schema: type ? namedOrList(type as never) : { type: 'string' } });
   }
-  if (variables.has('page')) parameters.push({ $ref: '#/components/parameters/Page' });
-  if (variables.has('perPage')) parameters.push({ $ref: '#/components/parameters/PerPage' });
-  for (const [variable, name] of [['sort', 'Sort'], ['cursor', 'Cursor'], ['updatedSince', 'UpdatedSince'], ['createdSince', 'CreatedSince']]) {
+  // An export walks the whole list itself: no page, per_page or cursor.
+  const listParameters = route.csv ? [['sort', 'Sort'], ['updatedSince', 'UpdatedSince'], ['createdSince', 'CreatedSince']] : [['page', 'Page'], ['perPage', 'PerPage'], ['sort', 'Sort'], ['cursor', 'Cursor'], ['updatedSince', 'UpdatedSince'], ['createdSince', 'CreatedSince']];
+  for (const [variable, name] of listParameters) {
     if (variables.has(variable!)) parameters.push({ $ref: `#/components/parameters/${name}` });
   }
   const filter = variables.get('filter');
@@ -271,6 +272,8 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
     const inner = (type && isNonNullType(type) ? type.ofType : type) as GraphQLInputObjectType | undefined;
     if (!inner || !isInputObjectType(inner)) throw new Error(`REST route ${route.method} ${route.path}: $filter is not an input object.`);
     for (const f of Object.values(inner.getFields())) {
+      // A filter field the list parameters shadow (events' createdSince) is not reachable over REST.
+      if (listParameters.some(([variable]) => variable === f.name)) continue;
       parameters.push({ name: snakeCase(f.name), in: 'query', required: false, ...(f.description ? { description: f.description } : {}), schema: namedOrList(f.type) });
     }
   }
@@ -284,6 +287,7 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
     responses[String(status)] = {
       description: `${STATUS_CODES[status]}${when}.`,
       headers,
+      ...(route.csv ? { content: CSV_CONTENT } : {}),
       ...(b.body && status !== 204 ? { content: { 'application/json': { schema: variables.has('cursor') ? listSchema(b.body, schemaOf) : schemaOf(b.body) } } } : {}),
     };
   }
@@ -369,6 +373,13 @@ function errorResponses(): Record<string, JsonSchema> {
   }
   return out;
 }
+
+/** A CSV export's answer (src/rest/csv-export.ts). */
+const CSV_CONTENT = {
+  'text/csv': {
+    schema: { type: 'string', description: 'RFC 4180: a header row of the REST field names (nested ones with dots, id arrays joined by `;`), then a row per record.' },
+  },
+};
 
 /** A list's two envelopes (src/rest/list-envelope.ts): by page, or by cursor when the request has `cursor`. */
 function listSchema(page: Node, schemaOf: (node: Node) => JsonSchema): JsonSchema {

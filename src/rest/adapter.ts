@@ -3,12 +3,14 @@ import type { Context } from '../graphql/context.js';
 import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import type { Admit } from '../http/gate.js';
-import { errorBody, json, readJsonBody, sentBody } from '../http/responses.js';
+import { errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
+import { Response } from '@whatwg-node/fetch';
 import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { coerceVariables } from './coerce.js';
 import { type ListResult, listEnvelope } from './list-envelope.js';
+import { csvWriter, exportColumns } from './csv-export.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
 import type { RestRoute } from './route.js';
@@ -36,6 +38,9 @@ const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
   [ErrorCode.ValidationFailed]: 500,
   [ErrorCode.OperationResolutionFailure]: 500,
 };
+
+/** Rows a CSV export reads a query: enough that round trips do not dominate, and few enough that the ids of a page fit in one SQLite statement (999 values). */
+const EXPORT_PAGE_SIZE = 500;
 
 const defaultStatus = (method: RestRoute['method']) => (method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200);
 const splitPath = (path: string) => path.split('/').filter(Boolean);
@@ -130,6 +135,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       const body = await readJsonBody(request);
       if (!body.ok) return json(body.status, errorBody(body.message), headers);
     }
+    if (route.csv) return exportCsv(route, url, admission.context, requestId, headers);
     const run = () => runRoute(route, raw, url, admission.context, requestId);
 
     const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
@@ -147,13 +153,47 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     return respond(result, result.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
   };
 
+  /**
+   * A CSV export: the route's list walked by cursor, EXPORT_PAGE_SIZE rows a query, each
+   * page read when the client has taken the one before (the stream's pull), so memory
+   * stays flat whatever the list's length. The first page runs before the answer starts:
+   * a bad filter or sort is still a 422.
+   */
+  async function exportCsv(route: CompiledRoute, url: URL, admitted: Context, requestId: string, headers: Record<string, string>): Promise<Response> {
+    const walked = ['page', 'per_page', 'cursor'].filter((p) => url.searchParams.has(p));
+    if (walked.length > 0) return respond(unprocessable(invalid(Object.fromEntries(walked.map((p) => [p, [`The ${p} parameter is not supported.`]])))), headers);
+    const context: Context = { ...admitted, exportPageSize: EXPORT_PAGE_SIZE };
+    const page = (cursor: string) => runRoute(route, {}, url, context, requestId, { cursor });
+    const first = await page('');
+    if (first.status !== 200) return respond(first, headers);
+    const writer = csvWriter(exportColumns(schema, route.compiled.document, route.compiled.operation), (await route.csv!.propertyKeys?.(context)) ?? []);
+    const encoder = new TextEncoder();
+    let next = (first.body as ListResult).next_cursor;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode(writer.header() + writer.rows((first.body as ListResult).data as never)));
+      },
+      async pull(controller) {
+        if (next === null) return controller.close();
+        const more = await page(next);
+        // The status line is gone: a failure can only cut the answer short (logged by runRoute if it is ours).
+        if (more.status !== 200) return controller.error(new Error(`export of ${route.path} stopped: ${more.status}`));
+        const result = more.body as ListResult;
+        next = result.next_cursor;
+        controller.enqueue(encoder.encode(writer.rows(result.data as never)));
+      },
+    });
+    const filename = `${route.path.split('/')[1]}.csv`;
+    return new Response(body, { status: 200, headers: headersOf({ ...headers, 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${filename}"` }) });
+  }
+
   /** Runs a route's operation; every answer, success or error, is an outcome (500s included, already logged). */
-  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string): Promise<Outcome> {
+  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string, overrides: Record<string, unknown> = {}): Promise<Outcome> {
     const fromBody = coerceVariables(schema, route.compiled.operation, raw, 'body');
     const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
     const context: Context = { ...admitted, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
-    const variableValues = { ...fromBody.variables, ...fromQuery.variables };
+    const variableValues = { ...fromBody.variables, ...fromQuery.variables, ...overrides };
     // A required variable (a path's id) that coercion had to leave out: nothing can run without it.
     const required = (route.compiled.operation.variableDefinitions ?? []).filter((d) => d.type.kind === Kind.NON_NULL_TYPE);
     if (context.inputTypeErrors && required.some((d) => !(d.variable.name.value in variableValues))) return unprocessable(invalid(context.inputTypeErrors));
@@ -177,7 +217,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const data = result.data as Record<string, unknown>;
     const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));
     const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
-    return { status, body: route.compiled.variableNames.has('cursor') ? listEnvelope(body as ListResult, url) : body };
+    return { status, body: route.compiled.variableNames.has('cursor') && !route.csv ? listEnvelope(body as ListResult, url) : body };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Context } from '../graphql/context.js';
 import type { ListSpec } from '../graphql/sorting.js';
 
 /**
@@ -18,6 +19,13 @@ export interface RestRoute<Data = any> {
   /** Default: 201 for POST, 204 for DELETE, else 200. */
   status?: number | ((data: Data) => number);
   unwrap?: (data: Data) => unknown;
+  /** A CSV export (API.md section 8): the list document is walked by cursor and streamed as CSV. */
+  csv?: CsvExport;
+}
+
+export interface CsvExport {
+  /** The keys of the custom properties, a `properties.<key>` column each, in order. */
+  propertyKeys?: (ctx: Context) => Promise<string[]>;
 }
 
 export const routes = (...list: RestRoute[]): RestRoute[] => list;
@@ -38,4 +46,12 @@ export function listDocument(spec: ListSpec, field: string, filterType: string |
   return `query (${variables.join(', ')}) {
     ${field}(${args.join(', ')}) { currentPage perPage total lastPage nextCursor prevCursor data { ${selection} } }
   }`;
+}
+
+/**
+ * `GET /{list}/export`: the list document (its filters and sort) with `selection`
+ * (the list's fields and the id arrays a create accepts), answered as CSV.
+ */
+export function exportRoute(spec: ListSpec, field: string, filterType: string | null, selection: string, fragments: string, csv: CsvExport = {}): RestRoute {
+  return { method: 'GET', path: `/${spec.name}/export`, document: `${listDocument(spec, field, filterType, selection)} ${fragments}`, csv };
 }

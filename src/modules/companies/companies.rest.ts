@@ -1,4 +1,4 @@
-import { listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes } from '../../rest/route.js';
 import { COMPANY_LIST } from './companies.input.js';
 
 const COMPANY = 'fragment CompanyFields on Company { id name domain notes createdAt updatedAt }';
@@ -9,6 +9,8 @@ export const companyRoutes = routes(
     path: '/companies',
     document: `${listDocument(COMPANY_LIST, 'companies', 'CompanyFilter', '...CompanyFields')} ${COMPANY}`,
   },
+  // Declared before /companies/{id}, and literal segments win anyway.
+  exportRoute(COMPANY_LIST, 'companies', 'CompanyFilter', '...CompanyFields contactIds', COMPANY),
   { method: 'GET', path: '/companies/{id}', document: `query ($id: ID!) { company(id: $id) { ...CompanyFields } } ${COMPANY}` },
   { method: 'POST', path: '/companies', document: `mutation ($input: CreateCompanyInput!) { createCompany(input: $input) { ...CompanyFields } } ${COMPANY}` },
   { method: 'PUT', path: '/companies/{id}', document: `mutation ($id: ID!, $input: UpdateCompanyInput!) { updateCompany(id: $id, input: $input) { ...CompanyFields } } ${COMPANY}` },

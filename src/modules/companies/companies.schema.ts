@@ -19,6 +19,12 @@ export const Company = builder.prismaObject('Company', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     contacts: t.relation('contacts', { ...pagedRelation(t, { id: 'asc' }) }),
+    contactIds: t.field({
+      type: ['ID'],
+      description: 'Every contact id, as `contactIds` sets them (the CSV export column `contact_ids`).',
+      select: { contacts: { select: { id: true }, orderBy: { id: 'asc' } } },
+      resolve: (r) => r.contacts.map((x) => x.id),
+    }),
   }),
 });
 

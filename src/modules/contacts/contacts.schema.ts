@@ -25,6 +25,12 @@ export const Contact = builder.prismaObject('Contact', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     companies: t.relation('companies', { ...pagedRelation(t, { id: 'asc' }) }),
+    companyIds: t.field({
+      type: ['ID'],
+      description: 'Every companie id, as `companyIds` sets them (the CSV export column `company_ids`).',
+      select: { companies: { select: { id: true }, orderBy: { id: 'asc' } } },
+      resolve: (r) => r.companies.map((x) => x.id),
+    }),
     deals: t.relation('deals', { ...pagedRelation(t, { id: 'asc' }) }),
   }),
 });

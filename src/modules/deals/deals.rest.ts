@@ -1,4 +1,5 @@
-import { listDocument, routes } from '../../rest/route.js';
+import { activePropertyKeys } from '../property-definitions/properties.js';
+import { exportRoute, listDocument, routes } from '../../rest/route.js';
 import { DEAL_LIST } from './deals.input.js';
 
 const DEAL = `fragment DealFields on Deal {
@@ -14,6 +15,8 @@ export const dealRoutes = routes(
     path: '/deals',
     document: `${listDocument(DEAL_LIST, 'deals', 'DealFilter', '...DealFields')} ${DEAL}`,
   },
+  // Declared before /deals/{id}, and literal segments win anyway.
+  exportRoute(DEAL_LIST, 'deals', 'DealFilter', '...DealFields properties contactIds productIds', DEAL, { propertyKeys: (ctx) => activePropertyKeys(ctx, 'deal') }),
   { method: 'GET', path: '/deals/{id}', document: `query ($id: ID!) { deal(id: $id) { ...DealFields } } ${DEAL}` },
   { method: 'POST', path: '/deals', document: `mutation ($input: CreateDealInput!) { createDeal(input: $input) { ...DealFields } } ${DEAL}` },
   { method: 'PUT', path: '/deals/{id}', document: `mutation ($id: ID!, $input: UpdateDealInput!) { updateDeal(id: $id, input: $input) { ...DealFields } } ${DEAL}` },

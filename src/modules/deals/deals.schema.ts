@@ -27,6 +27,18 @@ export const Deal = builder.prismaObject('Deal', {
     user: t.relation('user'),
     contacts: t.relation('contacts', { ...pagedRelation(t, { id: 'asc' }) }),
     products: t.relation('products', { ...pagedRelation(t, { id: 'asc' }) }),
+    contactIds: t.field({
+      type: ['ID'],
+      description: 'Every contact id, as `contactIds` sets them (the CSV export column `contact_ids`).',
+      select: { contacts: { select: { id: true }, orderBy: { id: 'asc' } } },
+      resolve: (r) => r.contacts.map((x) => x.id),
+    }),
+    productIds: t.field({
+      type: ['ID'],
+      description: 'Every product id, as `productIds` sets them (the CSV export column `product_ids`).',
+      select: { products: { select: { id: true }, orderBy: { id: 'asc' } } },
+      resolve: (r) => r.products.map((x) => x.id),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

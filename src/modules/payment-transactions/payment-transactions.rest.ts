@@ -1,4 +1,4 @@
-import { listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes } from '../../rest/route.js';
 import { PAYMENT_TRANSACTION_LIST } from './payment-transactions.input.js';
 
 const EVENT = 'fragment PaymentTransactionEventFields on PaymentTransactionEvent { id type status providerReference payload occurredAt }';
@@ -21,6 +21,8 @@ export const paymentTransactionRoutes = routes(
     path: '/payment-transactions',
     document: `${listDocument(PAYMENT_TRANSACTION_LIST, 'paymentTransactions', 'PaymentTransactionFilter', '...PaymentTransactionFields')} ${TRANSACTION}`,
   },
+  // Declared before /payment-transactions/{id}, and literal segments win anyway.
+  exportRoute(PAYMENT_TRANSACTION_LIST, 'paymentTransactions', 'PaymentTransactionFilter', '...PaymentTransactionFields', TRANSACTION),
   { method: 'GET', path: '/payment-transactions/{id}', document: `query ($id: ID!) { paymentTransaction(id: $id) { ...PaymentTransactionFields } } ${TRANSACTION}` },
   {
     method: 'POST',

@@ -1,4 +1,4 @@
-import { listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes } from '../../rest/route.js';
 import { PRODUCT_LIST } from './products.input.js';
 
 const PRODUCT = `fragment ProductFields on Product {
@@ -11,6 +11,8 @@ export const productRoutes = routes(
     path: '/products',
     document: `${listDocument(PRODUCT_LIST, 'products', 'ProductFilter', '...ProductFields')} ${PRODUCT}`,
   },
+  // Declared before /products/{id}, and literal segments win anyway.
+  exportRoute(PRODUCT_LIST, 'products', 'ProductFilter', '...ProductFields', PRODUCT),
   {
     method: 'GET',
     path: '/products/{id}',

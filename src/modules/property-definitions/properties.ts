@@ -20,12 +20,15 @@ export function activeDefinitions(ctx: Context, object: PropertyObject): Promise
     cache.set(
       cacheKey,
       ctx.db.propertyDefinition
-        .findMany({ where: { object, isActive: true }, select: { key: true, type: true, options: true } })
+        .findMany({ where: { object, isActive: true }, select: { key: true, type: true, options: true }, orderBy: { id: 'asc' } })
         .then((rows) => new Map(rows.map((r) => [r.key, { type: r.type as PropertyType, options: (r.options as string[]) ?? [] }]))),
     );
   }
   return cache.get(cacheKey) as Promise<Map<string, ActiveDefinition>>;
 }
+
+/** The keys of the object's active definitions, oldest first: the CSV export's `properties.<key>` columns. */
+export const activePropertyKeys = async (ctx: Context, object: PropertyObject) => [...(await activeDefinitions(ctx, object)).keys()];
 
 function fits(definition: ActiveDefinition, value: unknown, field: string): string | undefined {
   switch (definition.type) {

@@ -258,6 +258,55 @@ Object.assign(REST_WRITES, {
   },
 } satisfies Record<string, () => Promise<Write>>);
 
+// Batches (API.md section 8): one event per record, in input order (an upsert's creations first).
+const batchEvents = (type: string) => (r: Reply): Expected[] => (r.body.data as { id: string }[]).map((record) => [type, record.id]);
+Object.assign(REST_WRITES, {
+  'POST /contacts/batch': async () => ({
+    send: () => api.post('/contacts/batch', { inputs: [{ first_name: 'B1', email: `b1-${unique()}@example.com` }, { first_name: 'B2', email: `b2-${unique()}@example.com`, company_ids: [f.company.id] }] }),
+    events: batchEvents('contact.created'),
+  }),
+  'PUT /contacts/batch': async () => {
+    const id = await make('/contacts', { first_name: 'Batch', email: `batch-${unique()}@example.com` });
+    return { send: () => api.put('/contacts/batch', { inputs: [{ id, notes: `n ${unique()}` }, { id: f.contact.id, last_name: `L${unique()}` }] }), events: batchEvents('contact.updated') };
+  },
+  'PUT /contacts/batch/upsert': async () => ({
+    send: () => api.put('/contacts/batch/upsert', { inputs: [{ first_name: 'New', email: `up-${unique()}@example.com` }, { first_name: f.contact.first_name, email: f.contact.email, notes: `n ${unique()}` }] }),
+    events: (r: Reply) => [['contact.created', r.body.data[0].id], ['contact.updated', f.contact.id]],
+  }),
+  'POST /companies/batch': async () => ({ send: () => api.post('/companies/batch', { inputs: [{ name: 'B1' }, { name: 'B2', contact_ids: [f.contact.id] }] }), events: batchEvents('company.created') }),
+  'PUT /companies/batch': async () => {
+    const id = await make('/companies', { name: 'Batch' });
+    return { send: () => api.put('/companies/batch', { inputs: [{ id, notes: `n ${unique()}` }, { id: f.company.id, notes: `n ${unique()}` }] }), events: batchEvents('company.updated') };
+  },
+  'POST /products/batch': async () => ({
+    send: () => api.post('/products/batch', { inputs: [1, 2].map((i) => ({ name: `B${i}`, type: 'product', price: i, currency: 'USD', unit: 'u' })) }),
+    events: batchEvents('product.created'),
+  }),
+  'PUT /products/batch': async () => {
+    const id = await make('/products', { name: 'Batch', type: 'product', price: 1, currency: 'USD', unit: 'u' });
+    return { send: () => api.put('/products/batch', { inputs: [{ id, price: 2 }, { id: f.product.id, name: `Seat ${unique()}` }] }), events: batchEvents('product.updated') };
+  },
+  'POST /deals/batch': async () => ({
+    send: () =>
+      api.post('/deals/batch', {
+        inputs: [
+          { name: 'B1', deal_stage_external_id: f.pipeline.stages[0].external_id, user_id: f.user.id },
+          { name: 'B2', deal_stage_external_id: f.pipeline.stages[0].external_id, user_id: f.user.id, product_ids: [f.product.id] },
+        ],
+      }),
+    events: batchEvents('deal.created'),
+  }),
+  'PUT /deals/batch': async () => {
+    const id = await make('/deals', { name: 'Batch', deal_stage_external_id: f.pipeline.stages[0].external_id, user_id: f.user.id });
+    return { send: () => api.put('/deals/batch', { inputs: [{ id, estimated_value: 5 }, { id: f.deal.id, name: `Deal ${unique()}` }] }), events: batchEvents('deal.updated') };
+  },
+  'POST /tasks/batch': async () => ({ send: () => api.post('/tasks/batch', { inputs: [{ title: 'B1' }, { title: 'B2', owner_ids: [f.user.id] }] }), events: batchEvents('task.created') }),
+  'PUT /tasks/batch': async () => {
+    const id = await make('/tasks', { title: 'Batch' });
+    return { send: () => api.put('/tasks/batch', { inputs: [{ id, is_done: true }, { id: f.task.id, title: `T ${unique()}` }] }), events: batchEvents('task.updated') };
+  },
+} satisfies Record<string, () => Promise<Write>>);
+
 /** Mutations that no REST route runs, written through GraphQL. */
 const GRAPHQL_WRITES: Record<string, () => Promise<Write>> = {
   updatePaymentProviderAccount: async () => ({

@@ -19,7 +19,7 @@ addFormats.default(ajv);
 
 const keyOf = (route: Pick<RestRoute, 'method' | 'path'>) => `${route.method} ${route.path}`;
 const operationOf = (route: Pick<RestRoute, 'method' | 'path'>): Json => doc.paths[route.path]?.[route.method.toLowerCase()];
-const takesBody = (route: RestRoute) => /\$input\b/.test(route.document);
+const takesBody = (route: RestRoute) => /\$inputs?\b/.test(route.document);
 
 /** What a `$ref` points at in the document (refs are local: `#/components/...`). */
 function resolve(ref: string): Json {
@@ -217,6 +217,18 @@ const cases: Record<string, Case> = {
   ...crud('tickets', () => ({ title: 'Slow page', description: 'Loads in 9 s', ticket_status_id: f.status.id }), { title: 'Very slow page' }, () => `/tickets?ticket_status_id=${f.status.id}`),
   ...crud('payment-provider-accounts', () => ({ name: `Adyen ${unique()}`, provider: 'adyen' }), {}, undefined, ['PUT', 'DELETE']),
   ...crud('payment-links', () => ({ name: 'Yearly', amount: 199, currency: 'EUR', payment_provider_account_id: f.account.id, is_recurring: true, interval_unit: 'year', product_ids: [f.product.id] }), { description: 'Pay once a year' }, undefined, ['DELETE']),
+  // Batches (API.md section 8): `{"inputs": [...]}` in, `{"data": [...]}` out.
+  'POST /contacts/batch': async () => [{ path: '/contacts/batch', body: { inputs: [{ first_name: 'Bea', email: `bea-${unique()}@example.com`, properties: { tier: 'gold' } }, { first_name: 'Cy', email: `cy-${unique()}@example.com` }] } }],
+  'PUT /contacts/batch': async () => [{ path: '/contacts/batch', body: { inputs: [{ id: f.contact.id, notes: 'Batched' }] } }],
+  'PUT /contacts/batch/upsert': async () => [{ path: '/contacts/batch/upsert', body: { inputs: [{ first_name: 'Ada', email: f.contact.email }, { first_name: 'Dee', email: `dee-${unique()}@example.com` }] } }],
+  'POST /companies/batch': async () => [{ path: '/companies/batch', body: { inputs: [{ name: 'Initech', contact_ids: [f.contact.id] }, { name: 'Umbrella', domain: `${unique()}.example` }] } }],
+  'PUT /companies/batch': async () => [{ path: '/companies/batch', body: { inputs: [{ id: f.company.id, notes: 'Batched' }] } }],
+  'POST /products/batch': async () => [{ path: '/products/batch', body: { inputs: [{ name: 'Day', type: 'service', price: 800, currency: 'EUR', unit: 'day', sku: `D-${unique()}` }] } }],
+  'PUT /products/batch': async () => [{ path: '/products/batch', body: { inputs: [{ id: f.product.id, tax_rate: 7.5 }] } }],
+  'POST /deals/batch': async () => [{ path: '/deals/batch', body: { inputs: [{ name: 'Batch deal', deal_stage_external_id: f.pipeline.stages[0].external_id, user_id: f.user.id, product_ids: [f.product.id] }] } }],
+  'PUT /deals/batch': async () => [{ path: '/deals/batch', body: { inputs: [{ id: f.deal.id, estimated_value: 12.5 }] } }],
+  'POST /tasks/batch': async () => [{ path: '/tasks/batch', body: { inputs: [{ title: 'One' }, { title: 'Two', priority: 'urgent', owner_ids: [f.user.id] }] } }],
+  'PUT /tasks/batch': async () => [{ path: '/tasks/batch', body: { inputs: [{ id: f.ids.tasks, is_done: true }] } }],
   'POST /payment-links/{id}/activate': async () => [{ path: concrete('/payment-links/{id}/activate') }],
   'POST /payment-links/{id}/deactivate': async () => [{ path: concrete('/payment-links/{id}/deactivate') }],
   ...crud('payment-coupons', () => ({ code: `SAVE${unique()}`, type: 'amount', value: 5, max_redemptions: 10, expires_at: '2027-01-01T00:00:00.000Z', payment_link_id: f.link.id }), { code: `SAVE${unique()}`, type: 'percent', value: 15, is_active: false }),

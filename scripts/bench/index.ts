@@ -100,6 +100,10 @@ async function scratchDatabase(given: string | undefined): Promise<Scratch> {
 
 const PER_PAGE = 15;
 const DEALS_PER_PAGE = 100;
+/** Contacts per request of the batch write row (the most a batch takes). */
+const BATCH_SIZE = 100;
+const SINGLE_WRITE = 'REST `POST /api/v1/contacts` (write)';
+const BATCH_WRITE = `REST \`POST /api/v1/contacts/batch\` (${BATCH_SIZE} contacts)`;
 const PRODUCT_FIELDS = 'id name sku type description price cost currency unit taxRate isActive createdAt updatedAt';
 const DEALS_QUERY = `query ($page: Int) { deals(page: $page, perPage: ${DEALS_PER_PAGE}) { data { id name stage { name } user { name } contacts { email } products { name } } } }`;
 
@@ -157,11 +161,20 @@ function measurements(productIds: string[], runId: string, processCounts: number
         shape: { method: 'POST', graphql: true, path: () => '/graphql', body: () => JSON.stringify({ query: DEALS_QUERY, variables: { page: dealPage() } }) },
       },
       {
-        label: 'REST `POST /api/v1/contacts` (write)',
+        label: SINGLE_WRITE,
         shape: {
           method: 'POST',
           path: () => '/api/v1/contacts',
           body: () => JSON.stringify({ first_name: 'Bench', last_name: 'Load', email: `bench-${runId}-${(contact += 1)}@bench.example` }),
+        },
+      },
+      {
+        label: BATCH_WRITE,
+        shape: {
+          method: 'POST',
+          path: () => '/api/v1/contacts/batch',
+          body: () =>
+            JSON.stringify({ inputs: Array.from({ length: BATCH_SIZE }, () => ({ first_name: 'Bench', last_name: 'Load', email: `bench-${runId}-${(contact += 1)}@bench.example` })) }),
         },
       },
     ] satisfies Measurement[]).map((m) => ({ processes: first, ...m })),
@@ -219,6 +232,12 @@ async function check(services: ServerProcess[], bare: ServerProcess, key: string
   const data = deals.body?.data?.deals?.data as { stage?: unknown; user?: unknown; contacts: unknown[]; products: unknown[] }[] | undefined;
   if (deals.status !== 200 || deals.body?.errors || data?.length !== DEALS_PER_PAGE) fail('GraphQL deals', deals);
   if (!data!.every((d) => d.stage && d.user && d.contacts.length === 2 && d.products.length === 2)) fail('GraphQL deals relations', data![0]);
+  const batch = await call(service.url, key, {
+    method: 'POST',
+    path: () => '/api/v1/contacts/batch',
+    body: () => JSON.stringify({ inputs: [1, 2].map((i) => ({ first_name: 'Check', email: `check-${i}-${Date.now()}@bench.example` })) }),
+  });
+  if (batch.status !== 201 || batch.body?.data?.length !== 2) fail('POST /contacts/batch', batch);
 }
 
 // ---- report ------------------------------------------------------------------------
@@ -285,6 +304,26 @@ function closedNote(rows: { label: string; service: Figures; bare?: Figures }[])
   if (closing.length === 0) return [];
   const list = closing.map((r) => `${r.label} (${r.service.closed.toLocaleString('en-US')} of ${r.service.requests.toLocaleString('en-US')})`).join(', ');
   return [`The service answered with \`Connection: close\`, so the load reconnected, in: ${list}.`, ''];
+}
+
+/** The batch row against the single write, in records written per second (API.md section 8 asks for at least 10×). */
+function batchSection(rows: { label: string; service: Figures }[]): string[] {
+  const single = rows.find((r) => r.label === SINGLE_WRITE)?.service;
+  const batch = rows.find((r) => r.label === BATCH_WRITE)?.service;
+  if (!single || !batch) return [];
+  const records = batch.perSecond * BATCH_SIZE;
+  return [
+    '### Batch writes',
+    '',
+    '| measurement | contacts written/s |',
+    '| --- | ---: |',
+    `| ${SINGLE_WRITE}: one contact per request | ${rate(single.perSecond)} |`,
+    `| ${BATCH_WRITE} | ${rate(records)} |`,
+    `| ratio batch / single | ${times(records / single.perSecond)} |`,
+    '',
+    `Both rows of the table above, same connections and duration; a batch answers with its ${BATCH_SIZE} contacts and records an event for each.`,
+    '',
+  ];
 }
 
 function webhookSection(h: WebhookFigures): string[] {
@@ -446,6 +485,7 @@ async function main(): Promise<number> {
     ...rss.services.map(([n, bytes]) => `| service (\`build/main.js\`, ${processesLabel(n)}${n > 1 ? ', added up' : ''}) | ${mb(bytes)} |`),
     `| bare-Prisma server (through tsx) | ${mb(rss.bare)} |`,
     '',
+    ...batchSection(rows),
     ...webhookSection(hooks),
   ];
   process.stdout.write(out.join('\n'));

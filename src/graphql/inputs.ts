@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { builder } from './builder.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -40,5 +40,16 @@ export function createAndUpdateInputs<F extends Fields>(name: string, rules: { c
   return {
     create: inputTypeFrom(`Create${name}Input`, rules.create, fields),
     update: inputTypeFrom(`Update${name}Input`, rules.update, fields),
+  };
+}
+
+/**
+ * The same two, and the item of the resource's update batch (`Update<Plural>Item`,
+ * src/graphql/batch.ts): the record's `id` and the update's fields.
+ */
+export function batchInputs<F extends Fields>(name: string, plural: string, rules: { create: z.ZodObject; update: z.ZodObject }, fields: (t: FieldBuilder) => F) {
+  return {
+    ...createAndUpdateInputs(name, rules, fields),
+    updateItem: inputTypeFrom(`Update${plural}Item`, rules.update.extend({ id: z.string() }), (t) => ({ id: t.id({ required: true, description: 'The record to update.' }), ...fields(t) })),
   };
 }

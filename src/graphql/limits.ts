@@ -17,6 +17,7 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
+import { MAX_BATCH_ITEMS } from './batch.js';
 import { ErrorCode } from './errors.js';
 import { MAX_PER_PAGE, RELATION_PAGE_SIZE } from './pagination.js';
 
@@ -24,8 +25,9 @@ import { MAX_PER_PAGE, RELATION_PAGE_SIZE } from './pagination.js';
  * Per operation: depth, aliases, selected fields, and `objects`, the most objects the
  * operation can return: every object-typed field counts once per time it can
  * resolve, multiplying list sizes through the nesting (a page's `data` by its
- * `perPage`, a relation list by its own). A size given by a variable counts as the
- * largest it may be, since validation runs before variables are known.
+ * `perPage`, a relation list by its own, a batch mutation's list by its 100). A size
+ * given by a variable counts as the largest it may be, since validation runs before
+ * variables are known.
  */
 export const LIMITS = { depth: 10, aliases: 30, fields: 1000, objects: 10_000, introspectionLists: 3 };
 
@@ -77,7 +79,9 @@ export function limitsRule(context: ValidationContext): ASTVisitor {
               continue;
             }
             let count = times;
-            if (isListType(getNullableType(field.type))) count *= s.name.value === 'data' && type!.name.endsWith('Page') ? pageSize : listSize(s, RELATION_PAGE_SIZE);
+            // A list at the root is a batch's records (at most MAX_BATCH_ITEMS); below, a page's data or a relation.
+            const listed = level === 1 ? MAX_BATCH_ITEMS : s.name.value === 'data' && type!.name.endsWith('Page') ? pageSize : listSize(s, RELATION_PAGE_SIZE);
+            if (isListType(getNullableType(field.type))) count *= listed;
             const named = getNamedType(field.type);
             if (isCompositeType(named)) objects += count;
             const nextPageSize = named.name.endsWith('Page') ? listSize(s, TOP_LEVEL_PAGE_SIZE) : pageSize;

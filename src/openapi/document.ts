@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import { type GraphQLInputObjectType, type GraphQLSchema, isEnumType, isInputObjectType, isNonNullType, typeFromAST } from 'graphql';
+import { type GraphQLInputObjectType, type GraphQLInputType, type GraphQLSchema, isEnumType, isInputObjectType, isListType, isNonNullType, typeFromAST } from 'graphql';
 import { z } from 'zod';
+import { MAX_BATCH_ITEMS } from '../graphql/batch.js';
 import { pageRules } from '../graphql/pagination.js';
 import { type CompiledDocument, compileDocument } from '../rest/documents.js';
 import { MAX_KEY_LENGTH } from '../rest/idempotency.js';
@@ -128,17 +129,45 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
   const operationId = compiled.operation.operation === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : name;
 
   const statuses = statusesOf(route, data, label);
-  let body: Node | undefined = route.unwrap ? unwrapped(route, data, label) : field.node;
+  let body: Node | undefined = route.unwrap ? unwrapped(route, data, label, name) : field.node;
   // A CSV export's rows are no JSON schema (and their extra columns must not name one).
   if ([...statuses.keys()].every((s) => s === 204) || route.csv) body = undefined;
   return { route, compiled, field: name, operationId, body, statuses };
 }
 
-/** What `unwrap` picks: run on a stand-in of `data`, it returns one of its objects, whose node is the body. */
-function unwrapped(route: RestRoute, data: Node, label: string): Node {
+/**
+ * What `unwrap` picks: run on a stand-in of `data`, it returns one of its objects, whose
+ * node is the body; or an object it builds of such parts (a batch's `{"data": [...]}`,
+ * src/graphql/batch.ts), each a part as it is or a list of parts of one node.
+ */
+function unwrapped(route: RestRoute, data: Node, label: string, field: string): Node {
   const origin = new Map<object, Node>();
   const picked = route.unwrap!(standIn(data, (_path, node) => sampleValue(node), origin, new Map()));
-  const node = typeof picked === 'object' && picked !== null ? origin.get(picked) : undefined;
+  const part = (value: unknown): Node | undefined => {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const known = origin.get(value);
+    if (known || !Array.isArray(value)) return known;
+    const items = value.map(part);
+    return items[0] && items.every((item) => item === items[0]) ? { nullable: false, shape: { kind: 'list', item: items[0] } } : undefined;
+  };
+  let node = part(picked);
+  if (!node && typeof picked === 'object' && picked !== null && !Array.isArray(picked)) {
+    // A success answers the root field's value, never null (a null comes with an error, answered as one).
+    const fields = Object.entries(picked).flatMap(([key, value]) => {
+      const found = part(value);
+      return found ? [{ key, optional: false, node: { ...found, nullable: false } }] : [];
+    });
+    if (fields.length > 0 && fields.length === Object.keys(picked).length) {
+      // `{"data": [<Type>]}` is a `<Type>Batch`; another built object is named after the operation.
+      const only = fields.length === 1 && fields[0]!.key === 'data' ? fields[0]!.node.shape : undefined;
+      const listed = only?.kind === 'list' ? only.item.shape : undefined;
+      const type =
+        listed?.kind === 'object'
+          ? { name: `${listed.type.name}Batch`, description: "A batch's records, in the order of its `inputs`." }
+          : { name: `${pascal(field)}Result`, description: null };
+      node = { nullable: false, shape: { kind: 'object', type, fields } };
+    }
+  }
   if (!node) throw new Error(`REST route ${label}: its unwrap does not return a part of the result as it is, so the OpenAPI document cannot describe it.`);
   return node;
 }
@@ -248,7 +277,8 @@ function nameShapes(bodies: Node[]) {
 function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) => JsonSchema, requests: Record<string, JsonSchema>): JsonSchema {
   const { route, compiled } = b;
   const variables = new Map((compiled.operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, d]));
-  const hasBody = variables.has('input');
+  // `$input` is the body; `$inputs` a batch's `inputs` list (src/rest/adapter.ts).
+  const hasBody = variables.has('input') || variables.has('inputs');
   const hasParams = route.path.includes('{');
   const rootType = schema.getRootType(compiled.operation.operation)!;
   const description = rootType.getFields()[b.field]?.description;
@@ -307,12 +337,19 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
   for (const name of errors) responses[String(ERRORS[name].status)] = { $ref: `#/components/responses/${name}` };
 
   let requestBody: JsonSchema | undefined;
-  if (hasBody) {
-    const type = typeFromAST(schema, variables.get('input')!.type as never);
-    const inner = type && isNonNullType(type) ? type.ofType : type;
-    // The input type's zod-derived component; the GraphQL type alone where it has no rules.
-    const bodySchema = inner && isInputObjectType(inner) && inner.name in requests ? ref(inner.name) : namedOrList(type as never);
-    requestBody = { required: true, content: { 'application/json': { schema: bodySchema } } };
+  // The input type's zod-derived component; the GraphQL type alone where it has no rules.
+  const inputSchema = (type: GraphQLInputType) => {
+    const inner = isNonNullType(type) ? type.ofType : type;
+    return isInputObjectType(inner) && inner.name in requests ? ref(inner.name) : namedOrList(type);
+  };
+  if (variables.has('input')) {
+    requestBody = { required: true, content: { 'application/json': { schema: inputSchema(typeFromAST(schema, variables.get('input')!.type as never) as GraphQLInputType) } } };
+  } else if (variables.has('inputs')) {
+    const list = typeFromAST(schema, variables.get('inputs')!.type as never) as GraphQLInputType;
+    const inner = isNonNullType(list) ? list.ofType : list;
+    if (!isListType(inner)) throw new Error(`REST route ${route.method} ${route.path}: $inputs is not a list.`);
+    const inputs = { type: 'array', minItems: 1, maxItems: MAX_BATCH_ITEMS, items: inputSchema(inner.ofType), description: 'The items, each under the rules of one record; all are written, or none.' };
+    requestBody = { required: true, content: { 'application/json': { schema: { type: 'object', properties: { inputs }, required: ['inputs'] } } } };
   }
 
   return {

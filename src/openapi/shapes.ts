@@ -20,7 +20,8 @@ import type { CompiledDocument } from '../rest/documents.js';
  * snake_case aliases), each with the nullability its GraphQL type gives.
  */
 export type Shape =
-  | { kind: 'object'; type: GraphQLObjectType; fields: ShapeField[] }
+  // `type`: the GraphQL type, or the name of an object a route's unwrap builds (a batch's `{"data": [...]}`).
+  | { kind: 'object'; type: Pick<GraphQLObjectType, 'name' | 'description'>; fields: ShapeField[] }
   | { kind: 'list'; item: Node }
   | { kind: 'scalar'; name: string }
   | { kind: 'enum'; name: string; values: string[] };

@@ -118,7 +118,11 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
 
     const { route, params } = found;
     const raw: Record<string, unknown> = { ...params };
-    if (route.compiled.variableNames.has('input')) {
+    // The body as sent, for the Idempotency-Key's fingerprint.
+    let sent: unknown;
+    // A batch (API.md section 8) takes its items from the body's `inputs` into `$inputs`.
+    const batch = route.compiled.variableNames.has('inputs');
+    if (batch || route.compiled.variableNames.has('input')) {
       const body = await readJsonBody(request);
       if (!body.ok) return json(body.status, errorBody(body.message), headers);
       if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
@@ -127,7 +131,10 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       // NUL characters and over-deep nesting are refused before any code walks the body.
       const unreadable = jsonValueErrors(body.value);
       if (Object.keys(unreadable).length > 0) return refuse(unreadable);
-      raw.input = body.value;
+      sent = body.value;
+      // Left out, `inputs` is still named, so that coercion reports it required.
+      if (batch) raw.inputs = (body.value as Record<string, unknown>).inputs;
+      else raw.input = body.value;
     } else if (sentBody(request) && request.body) {
       // A route that takes no input (activate, every DELETE) checks a body sent anyway by the
       // same rules (415, 413, 400), then ignores its content. A GET's or HEAD's body never
@@ -144,7 +151,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       return refuse({ idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] });
     }
     const { workspace, db } = admission.context;
-    const result = await idempotent(db, workspace.id, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, raw.input) }, run);
+    const result = await idempotent(db, workspace.id, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, sent) }, run);
     if ('conflict' in result) {
       return result.conflict === 'mismatch'
         ? refuse({ idempotency_key: ['The Idempotency-Key was already used with another request.'] })

@@ -41,11 +41,22 @@ export const Messages = {
   minItems: (f: string, n: number | bigint) => `The ${attribute(f)} field must have at least ${n} items.`,
   maxItems: (f: string, n: number | bigint) => `The ${attribute(f)} field must not have more than ${n} items.`,
   taken: (f: string) => `The ${attribute(f)} has already been taken.`,
+  distinct: (f: string) => `The ${attribute(f)} field has a duplicate value.`,
   unknownId: (f: string) => `The selected ${attribute(f)} is invalid.`,
   nul: (f: string) => `The ${attribute(f)} field must not contain NUL characters.`,
   loneSurrogate: (f: string) => `The ${attribute(f)} field must be valid Unicode text.`,
   tooDeep: (f: string, n: number) => `The ${attribute(f)} field is nested too deeply: at most ${n} levels.`,
 };
+
+/**
+ * A message written about `field`, reworded for the same field under another name:
+ * a batch item's `email` is `inputs.3.email` ("The inputs.3.email field is required.").
+ * Every message names its field as `attribute` does, so only that name changes.
+ */
+export function renamed(message: string, field: string, to: string): string {
+  // A function: a client's key (`properties.$&`) is text, not a replacement pattern.
+  return message.replace(attribute(field), () => attribute(to));
+}
 
 /** A zod issue's message: custom messages use `:attribute` for the field's name. */
 function messageFor(issue: z.core.$ZodIssue, field: string): string {

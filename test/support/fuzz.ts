@@ -722,8 +722,8 @@ export function hostileObject(type: GraphQLInputObjectType, pool: string[], dept
 // ---------------------------------------------------------------------------
 // REST requests for one route
 
-/** The input types a route's document takes: `$input` (the body) and `$filter` (the query string). */
-export function routeInputs(route: RestRoute): { body?: GraphQLInputObjectType; filter?: GraphQLInputObjectType; paged: boolean } {
+/** The input types a route's document takes: `$input` (the body), `$inputs` (a batch's items, the body's `inputs`) and `$filter` (the query string). */
+export function routeInputs(route: RestRoute): { body?: GraphQLInputObjectType; items?: GraphQLInputObjectType; filter?: GraphQLInputObjectType; paged: boolean } {
   const { operation } = compileDocument(schema, route.document, `${route.method} ${route.path}`);
   const typeOf = (name: string) => {
     const def = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
@@ -731,7 +731,7 @@ export function routeInputs(route: RestRoute): { body?: GraphQLInputObjectType; 
     const named = type && getNamedType(type);
     return named && isInputObjectType(named) ? named : undefined;
   };
-  return { body: typeOf('input'), filter: typeOf('filter'), paged: !!operation.variableDefinitions?.some((v) => v.variable.name.value === 'page') };
+  return { body: typeOf('input'), items: typeOf('inputs'), filter: typeOf('filter'), paged: !!operation.variableDefinitions?.some((v) => v.variable.name.value === 'page') };
 }
 
 const PATH_IDS = [
@@ -948,9 +948,16 @@ const validBody = (route: RestRoute, seeded: Seeded) => seeded.valid?.[`${route.
 
 /** Any body: an object with the route's fields (or, for routes without a body, anything). */
 export function bodies(route: RestRoute, seeded: Seeded): fc.Arbitrary<string> {
-  const { body } = routeInputs(route);
+  const { body, items } = routeInputs(route);
   const valid = validBody(route, seeded);
-  const shaped = [...(body ? [{ weight: 6, arbitrary: hostileObject(body, seeded.pool) }] : []), ...(valid ? [{ weight: 6, arbitrary: mutatedObject(valid) }] : [])];
+  const shaped = [
+    ...(body ? [{ weight: 6, arbitrary: hostileObject(body, seeded.pool) }] : []),
+    ...(valid ? [{ weight: 6, arbitrary: mutatedObject(valid) }] : []),
+    // A batch: a few items with the item type's fields, fitting or hostile, now and then a hostile item.
+    ...(items
+      ? [{ weight: 6, arbitrary: fc.array(fc.oneof({ weight: 4, arbitrary: hostileObject(items, seeded.pool) }, { weight: 1, arbitrary: hostileValue }), { maxLength: 4 }).map((list) => `{"inputs":[${list.join(',')}]}`) }]
+      : []),
+  ];
   return fc.oneof(
     ...shaped,
     { weight: 2, arbitrary: fc.jsonValue().map((v) => json(v) ?? 'null') },
@@ -1081,9 +1088,12 @@ export function restRequests(route: RestRoute, aspect: Aspect, target: Target, o
 
 /** Hostile bodies every run tries: NUL, 1e400 and prototype objects in every field, prototype keys, deep nesting. */
 function bodyExamples(route: RestRoute): string[] {
-  const { body } = routeInputs(route);
+  const { body: single, items } = routeInputs(route);
+  const body = single ?? items;
   const fields = body ? Object.keys(body.getFields()).map(snakeCase) : ['x'];
-  return [
+  // A batch's examples are its one item's.
+  const wrap = (examples: string[]) => (items ? examples.map((e) => `{"inputs":[${e}]}`) : examples);
+  return wrap([
     objectText(fields.map((f) => [f, json('a\u0000b')] as const)),
     objectText(fields.map((f) => [f, '1e400'] as const)),
     objectText(fields.map((f) => [f, '{"__proto__":{"polluted":true}}'] as const)),
@@ -1093,7 +1103,7 @@ function bodyExamples(route: RestRoute): string[] {
     ...(body ? Object.values(body.getFields()).filter((f) => getNamedType(f.type).name === 'JSON') : []).map((f) =>
       objectText([[snakeCase(f.name), `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`]]),
     ),
-  ];
+  ]);
 }
 
 /** Requests every run tries first: the hostile cases named in the brief, one batch per aspect. */

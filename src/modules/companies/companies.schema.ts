@@ -1,12 +1,15 @@
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
+import { insertRecords } from '../../events/recorder.js';
+import { Batch, type NewRow, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
-import { createAndUpdateInputs } from '../../graphql/inputs.js';
+import { batchInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import type { Context } from '../../graphql/context.js';
-import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
+import { linkIds, preload, unknownIds, writeReferencing } from '../../validation/ids.js';
+import type { z } from 'zod';
 import { parseInput } from '../../validation/parse.js';
 import { COMPANY_LIST, CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
 
@@ -30,7 +33,7 @@ export const Company = builder.prismaObject('Company', {
 
 const CompanyPage = pageType('Company', Company);
 
-const CompanyInputs = createAndUpdateInputs('Company', { create: CreateCompanyInput, update: UpdateCompanyInput }, (t) => ({
+const CompanyInputs = batchInputs('Company', 'Companies', { create: CreateCompanyInput, update: UpdateCompanyInput }, (t) => ({
   name: t.string(),
   domain: t.string(),
   notes: t.string(),
@@ -58,18 +61,47 @@ builder.queryFields((t) => ({
 }));
 
 /** Every contact id must be a contact of the workspace. */
+type CompanyInputShape = typeof CompanyInputs.update.$inferInput;
+
 const contactCheck = (ctx: Context, input: { contactIds?: readonly string[] | null }) => unknownIds(ctx.db.contact, input.contactIds, 'contact_ids');
+
+/** Parses a company input against its rules and the database (contact ids). */
+async function validCompany<S extends z.ZodType>(ctx: Context, input: CompanyInputShape, schema: S): Promise<z.output<S>> {
+  return parseInput(schema, input, ctx, await contactCheck(ctx, input));
+}
+
+/** A new company's row, and the contacts it links (none: undefined). */
+function newCompany(ctx: Context, valid: z.output<typeof CreateCompanyInput>) {
+  const { contactIds, ...data } = valid;
+  const row = { ...data, ...newRow(ctx.workspace.id) };
+  return { row, links: contactIds?.length ? contactIds : undefined } satisfies NewRow<typeof row, string[]>;
+}
+
+const insertCompany = (ctx: Context, row: ReturnType<typeof newCompany>['row'], links: string[] | undefined, query: object = {}) =>
+  ctx.db.company.create({ ...query, data: { ...row, contacts: linkIds(links, 'connect') } });
+
+/** A partial update, after `validCompany`; contact ids replace the set. */
+function applyToCompany(ctx: Context, id: string, input: CompanyInputShape, valid: z.output<typeof UpdateCompanyInput>, query: object = {}) {
+  const { contactIds, ...data } = valid;
+  if (contactIds === undefined) return ctx.db.company.update({ ...query, where: { id }, data });
+  // Replacing the set locks the company first: concurrent replacements take turns.
+  return writeReferencing(
+    () => contactCheck(ctx, input),
+    () =>
+      atomically(ctx.db, async (tx) => {
+        await lockRow(tx, 'company', id);
+        return tx.company.update({ ...query, where: { id }, data: { ...data, contacts: linkIds(contactIds, 'set') } });
+      }),
+  );
+}
 
 builder.mutationFields((t) => ({
   createCompany: t.prismaField({
     type: Company,
     args: { input: t.arg({ type: CompanyInputs.create, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      const { contactIds, ...data } = parseInput(CreateCompanyInput, input, ctx, await contactCheck(ctx, input));
-      return writeReferencing(
-        () => contactCheck(ctx, input),
-        () => ctx.db.company.create({ ...query, data: { ...data, ...newRow(ctx.workspace.id), contacts: linkIds(contactIds, 'connect') } }),
-      );
+      const { row, links } = newCompany(ctx, await validCompany(ctx, input, CreateCompanyInput));
+      return writeReferencing(() => contactCheck(ctx, input), () => insertCompany(ctx, row, links, query));
     },
   }),
   updateCompany: t.prismaField({
@@ -77,17 +109,37 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: CompanyInputs.update, required: true }) },
     resolve: async (query, _root, { id, input }, ctx) => {
       if (!(await ctx.db.company.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Company');
-      const { contactIds, ...data } = parseInput(UpdateCompanyInput, input, ctx, await contactCheck(ctx, input));
-      if (contactIds === undefined) return ctx.db.company.update({ ...query, where: { id }, data });
-      // Replacing the set locks the company first: concurrent replacements take turns.
-      return writeReferencing(
-        () => contactCheck(ctx, input),
-        () =>
-          atomically(ctx.db, async (tx) => {
-            await lockRow(tx, 'company', id);
-            return tx.company.update({ ...query, where: { id }, data: { ...data, contacts: linkIds(contactIds, 'set') } });
-          }),
+      return applyToCompany(ctx, id, input, await validCompany(ctx, input, UpdateCompanyInput), query);
+    },
+  }),
+  // Batches (API.md section 8): all or nothing in the mutation's transaction (src/graphql/batch.ts).
+  createCompanies: t.prismaField({
+    type: [Company],
+    description: 'Creates 1 to 100 companies, all or none: any refused item refuses the batch, with every problem of every item as `inputs.<i>.<field>`.',
+    args: { inputs: t.arg({ type: [CompanyInputs.create], required: true }) },
+    resolve: async (query, _root, { inputs }, ctx) => {
+      const batch = Batch.of(inputs);
+      await preload(ctx.db.contact, inputs.flatMap((input) => input.contactIds ?? []));
+      const valid = batch.accepted(await batch.validate(ctx, (item, input) => validCompany(item, input, CreateCompanyInput)));
+      const ids = await insertInRuns(
+        valid.map((v) => newCompany(ctx, v)),
+        { createMany: (rows) => insertRecords(ctx.db, 'Company', rows), create: (row, links) => insertCompany(ctx, row, links, { select: { id: true } }) },
       );
+      return inOrder(ctx.db.company.findMany({ ...query, where: { id: { in: ids } } }), ids);
+    },
+  }),
+  updateCompanies: t.prismaField({
+    type: [Company],
+    description: 'Updates 1 to 100 companies (each item names its `id`), all or none.',
+    args: { inputs: t.arg({ type: [CompanyInputs.updateItem], required: true }) },
+    resolve: async (query, _root, { inputs }, ctx) => {
+      const batch = Batch.of(inputs);
+      const ids = inputs.map((input) => input.id);
+      batch.knownIds(ids, new Set((await ctx.db.company.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((c) => c.id)));
+      await preload(ctx.db.contact, inputs.flatMap((input) => input.contactIds ?? []));
+      const valid = batch.accepted(await batch.validate(ctx, (item, input) => validCompany(item, input, UpdateCompanyInput)));
+      for (const [index, input] of inputs.entries()) await applyToCompany(ctx, input.id, input, valid[index]!);
+      return inOrder(ctx.db.company.findMany({ ...query, where: { id: { in: ids } } }), ids);
     },
   }),
   deleteCompany: t.id({

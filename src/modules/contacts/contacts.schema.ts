@@ -3,12 +3,14 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { atomically, lockRow } from '../../db/locks.js';
 import { matching } from '../../db/search.js';
 import { newRow } from '../../db/tenancy.js';
+import { insertRecords } from '../../events/recorder.js';
+import { Batch, type NewRow, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
-import { createAndUpdateInputs } from '../../graphql/inputs.js';
+import { batchInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { linkIds, unknownIds, writeReferencing } from '../../validation/ids.js';
+import { linkIds, preload, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
@@ -37,7 +39,7 @@ export const Contact = builder.prismaObject('Contact', {
 
 const ContactPage = pageType('Contact', Contact);
 
-const ContactInputs = createAndUpdateInputs('Contact', { create: CreateContactInput, update: UpdateContactInput }, (t) => ({
+const ContactInputs = batchInputs('Contact', 'Contacts', { create: CreateContactInput, update: UpdateContactInput }, (t) => ({
   firstName: t.string(),
   lastName: t.string(),
   email: t.string(),
@@ -60,14 +62,20 @@ const UpsertContactPayload = builder.objectRef<{ created: boolean; contact: type
   }),
 });
 
-const uniqueEmail = uniqueValue('email', CreateContactInput.shape.email, (ctx, email) => ctx.db.contact.findFirst({ where: { email }, select: { id: true } }));
+const uniqueEmail = uniqueValue(
+  'email',
+  CreateContactInput.shape.email,
+  (ctx, email) => ctx.db.contact.findFirst({ where: { email }, select: { id: true } }),
+  async (ctx, emails) => (await ctx.db.contact.findMany({ where: { email: { in: emails } }, select: { id: true, email: true } })).map((c) => ({ id: c.id, value: c.email })),
+);
 
 type ContactInputShape = typeof ContactInputs.update.$inferInput;
 
 /**
  * Parses a contact input against its rules and the database (company ids, property keys
- * and values). `self` is the contact being updated (undefined for a create), or null for
- * an upsert, whose e-mail finds its contact and so is never taken.
+ * and values). `self` is the contact being updated (undefined for a create), or null
+ * where the e-mail is not checked here: an upsert's finds its contact, and a batch checks
+ * all its items' at once.
  */
 async function validContact<S extends z.ZodType>(ctx: Context, input: ContactInputShape, schema: S, self: string | undefined | null): Promise<z.output<S>> {
   const checked = await Promise.all([companyCheck(ctx, input), propertyErrors(ctx, 'contact', input.properties)]);
@@ -80,20 +88,36 @@ const companyCheck = (ctx: Context, input: ContactInputShape) => unknownIds(ctx.
 /** A contact write, after `validContact`: a company deleted meanwhile is 422 on `company_ids`. */
 const writeContact = <T>(ctx: Context, input: ContactInputShape, write: () => Promise<T>) => writeReferencing(() => companyCheck(ctx, input), write);
 
-function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>, query: object = {}) {
+/** A new contact's row, and the companies it links (none: undefined). */
+function newContact(ctx: Context, valid: z.output<typeof CreateContactInput>) {
   const { companyIds, properties, ...data } = valid;
   const lastName = data.lastName ?? null;
-  return ctx.db.contact.create({
-    ...query,
-    data: {
-      ...data,
-      ...newRow(ctx.workspace.id),
-      lastName,
-      properties: mergeProperties({}, properties),
-      search: contactSearchText({ ...data, lastName }),
-      companies: linkIds(companyIds, 'connect'),
+  const row = { ...data, ...newRow(ctx.workspace.id), lastName, properties: mergeProperties({}, properties), search: contactSearchText({ ...data, lastName }) };
+  return { row, links: companyIds?.length ? companyIds : undefined } satisfies NewRow<typeof row, string[]>;
+}
+
+function insertContact(ctx: Context, valid: z.output<typeof CreateContactInput>, query: object = {}) {
+  const { row, links } = newContact(ctx, valid);
+  return ctx.db.contact.create({ ...query, data: { ...row, companies: linkIds(links, 'connect') } });
+}
+
+/** New contacts, in as few statements as their links allow (src/graphql/batch.ts; raw inserts, recorded); their ids in input order. */
+function insertContacts(ctx: Context, valid: z.output<typeof CreateContactInput>[]) {
+  return insertInRuns(
+    valid.map((v) => newContact(ctx, v)),
+    {
+      createMany: (rows) => insertRecords(ctx.db, 'Contact', rows),
+      create: (row, links) => ctx.db.contact.create({ data: { ...row, companies: linkIds(links, 'connect') }, select: { id: true } }),
     },
-  });
+  );
+}
+
+/** A batch's contacts: the companies every item names, read at once; each item checked as a single contact (its e-mail by the batch, below). */
+async function validContacts<I extends ContactInputShape, S extends z.ZodType>(ctx: Context, batch: Batch<I>, schema: S) {
+  await preload(ctx.db.company, batch.inputs.flatMap((input) => input.companyIds ?? []));
+  const values = await batch.validate(ctx, (item, input) => validContact(item, input, schema, null));
+  const emails = await uniqueEmail.holders(ctx, batch.inputs.map((input) => input.email));
+  return { values, emails };
 }
 
 /**
@@ -185,6 +209,57 @@ builder.mutationFields((t) => ({
   deleteContact: t.id({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => deleteById(ctx.db.contact, id, 'Contact'),
+  }),
+}));
+
+// Batch writes (API.md section 8): all or nothing, in the mutation's one transaction; a race lost to a
+// concurrent write (an e-mail taken, a company deleted meanwhile) runs the whole batch again, whose checks then say why.
+builder.mutationFields((t) => ({
+  createContacts: t.prismaField({
+    type: [Contact],
+    description: 'Creates 1 to 100 contacts, all or none: any refused item refuses the batch, with every problem of every item as `inputs.<i>.<field>`.',
+    args: { inputs: t.arg({ type: [ContactInputs.create], required: true }) },
+    resolve: async (query, _root, { inputs }, ctx) => {
+      const batch = Batch.of(inputs);
+      const { values, emails } = await validContacts(ctx, batch, CreateContactInput);
+      batch.unique(emails);
+      const ids = await insertContacts(ctx, batch.accepted(values));
+      return inOrder(ctx.db.contact.findMany({ ...query, where: { id: { in: ids } } }), ids);
+    },
+  }),
+  updateContacts: t.prismaField({
+    type: [Contact],
+    description: 'Updates 1 to 100 contacts (each item names its `id`), all or none.',
+    args: { inputs: t.arg({ type: [ContactInputs.updateItem], required: true }) },
+    resolve: async (query, _root, { inputs }, ctx) => {
+      const batch = Batch.of(inputs);
+      const ids = inputs.map((input) => input.id);
+      batch.knownIds(ids, new Set((await ctx.db.contact.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((c) => c.id)));
+      const { values, emails } = await validContacts(ctx, batch, UpdateContactInput);
+      batch.unique(emails, (index, holder) => holder === ids[index]);
+      const valid = batch.accepted(values);
+      for (const [index, id] of ids.entries()) await applyToContact(ctx, id, valid[index]!);
+      return inOrder(ctx.db.contact.findMany({ ...query, where: { id: { in: ids } } }), ids);
+    },
+  }),
+  upsertContacts: t.field({
+    type: [UpsertContactPayload],
+    description: 'Upserts 1 to 100 contacts by e-mail, all or none; two items naming one e-mail are refused.',
+    args: { inputs: t.arg({ type: [ContactInputs.create], required: true }) },
+    resolve: async (_root, { inputs }, ctx) => {
+      const batch = Batch.of(inputs);
+      const { values, emails } = await validContacts(ctx, batch, UpsertContactInput);
+      // The stored holder of an e-mail is the contact its item updates: only a repeat within the batch is refused.
+      batch.unique(emails, () => true);
+      const valid = batch.accepted(values);
+      const found = valid.map((v) => emails.holderOf.get(v.email));
+      const fresh = valid.filter((_v, index) => found[index] === undefined);
+      const created = await insertContacts(ctx, fresh);
+      for (const [index, id] of found.entries()) if (id !== undefined) await applyToContact(ctx, id, valid[index]!);
+      const ids = found.map((id) => id ?? created.shift()!);
+      const contacts = await inOrder(ctx.db.contact.findMany({ where: { id: { in: ids } } }), ids);
+      return contacts.map((contact, index) => ({ created: found[index] === undefined, contact }));
+    },
   }),
 }));
 

@@ -1,4 +1,5 @@
 import { exportRoute, listDocument, routes } from '../../rest/route.js';
+import { batchData } from '../../graphql/batch.js';
 import { PRODUCT_LIST } from './products.input.js';
 
 const PRODUCT = `fragment ProductFields on Product {
@@ -10,6 +11,19 @@ export const productRoutes = routes(
     method: 'GET',
     path: '/products',
     document: `${listDocument(PRODUCT_LIST, 'products', 'ProductFilter', '...ProductFields')} ${PRODUCT}`,
+  },
+  // Batches (API.md section 8): literal segments win over /products/{id}.
+  {
+    method: 'POST',
+    path: '/products/batch',
+    document: `mutation ($inputs: [CreateProductInput!]!) { createProducts(inputs: $inputs) { ...ProductFields } } ${PRODUCT}`,
+    unwrap: batchData,
+  },
+  {
+    method: 'PUT',
+    path: '/products/batch',
+    document: `mutation ($inputs: [UpdateProductsItem!]!) { updateProducts(inputs: $inputs) { ...ProductFields } } ${PRODUCT}`,
+    unwrap: batchData,
   },
   // Declared before /products/{id}, and literal segments win anyway.
   exportRoute(PRODUCT_LIST, 'products', 'ProductFilter', '...ProductFields', PRODUCT),

@@ -6,6 +6,9 @@ import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
 import { loadDemo } from './demo/demo-data.js';
+import type { DatabaseTarget } from './db/database-url.js';
+import { IMPORT_RESOURCES, type ImportResource, UnreadableImport, importCsv, scanFile } from './import/import-csv.js';
+import { importProgress } from './import/progress.js';
 import { updateWorkspaceSettings, workspaceSettings } from './modules/workspaces/workspaces.admin.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
@@ -17,11 +20,44 @@ const USAGE = `Usage: npm run --silent cli -- <command>
   workspaces show <name> [--json]
   workspaces set <name> --default-currency <ISO 4217 code> [--json]
   demo --workspace <name>
+  import <contacts|companies|products|deals> <file.csv> --workspace <name> [--dry-run] [--report <rejected.csv>] [--json]
+      exit 0: every row taken; 1: some rejected; 2: the file cannot be read (nothing written)
   migrate`;
 
 /** stdout carries only what a command promises (one JSON line for `keys create --json`); the rest goes to stderr. */
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
+
+/** `import`: the CSV import of API.md section 8 (src/import/import-csv.ts). */
+async function importCommand(target: DatabaseTarget, options: { resource: ImportResource; file: string; workspace: string; dryRun: boolean; report?: string; json: boolean }): Promise<number> {
+  let expected: number;
+  try {
+    expected = Math.max(0, (await scanFile(options.file)).lines - 1);
+  } catch (error) {
+    err((error as Error).message);
+    return 2;
+  }
+  await applyMigrations(target, { log: err });
+  const database = await openDatabase(target);
+  const { schema } = await import('./graphql/schema.js');
+  const { restRoutes } = await import('./modules/index.js');
+  const progress = importProgress(expected);
+  try {
+    const summary = await importCsv(database, schema, restRoutes, { ...options, progress: progress.update });
+    progress.stop();
+    const counts = `created ${summary.created}, updated ${summary.updated}, rejected ${summary.rejected}` + (summary.skipped ? `, skipped ${summary.skipped} (committed by an earlier run of this file)` : '');
+    if (options.json) out(JSON.stringify(summary));
+    else out(options.dryRun ? `Dry run, nothing written: ${counts}` : counts);
+    if (summary.rejected > 0) err(options.report ? `Rejected rows, with their line numbers and reasons: ${options.report}` : 'Pass --report <file.csv> for the rejected rows and their reasons.');
+    return summary.rejected > 0 ? 1 : 0;
+  } catch (error) {
+    progress.stop();
+    err(error instanceof UnreadableImport ? error.message : `Error: ${(error as Error).message}`);
+    return 2;
+  } finally {
+    await database.close();
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -34,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
       'default-currency': { type: 'string' },
       scopes: { type: 'string' },
       'expires-in-days': { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      report: { type: 'string' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -68,6 +106,13 @@ async function main(argv: string[]): Promise<number> {
     } finally {
       await database.close();
     }
+  }
+  if (command === 'import') {
+    if (!sub || !arg || !values.workspace || positionals.length > 3 || !(IMPORT_RESOURCES as string[]).includes(sub)) {
+      err(USAGE);
+      return 2;
+    }
+    return importCommand(target, { resource: sub as ImportResource, file: arg, workspace: values.workspace, dryRun: values['dry-run'], report: values.report, json: values.json });
   }
   if (command === 'workspaces' && arg && (sub === 'show' || sub === 'set')) {
     await applyMigrations(target, { log: err });

@@ -7,7 +7,7 @@ import { once } from 'node:events';
  * plain Node process each, with no TypeScript compiler starting up every time.
  */
 const MAIN = 'build/main.js';
-const CLI = 'build/cli.js';
+export const CLI = 'build/cli.js';
 
 export interface ServiceProcess {
   child: ChildProcess;

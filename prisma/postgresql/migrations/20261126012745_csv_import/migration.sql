@@ -1,0 +1,17 @@
+-- CreateTable
+CREATE TABLE "ImportCheckpoint" (
+    "id" TEXT NOT NULL,
+    "workspaceId" TEXT NOT NULL,
+    "resource" TEXT NOT NULL,
+    "fileHash" TEXT NOT NULL,
+    "rowsDone" INTEGER NOT NULL,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ImportCheckpoint_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ImportCheckpoint_workspaceId_resource_fileHash_key" ON "ImportCheckpoint"("workspaceId", "resource", "fileHash");
+
+-- AddForeignKey
+ALTER TABLE "ImportCheckpoint" ADD CONSTRAINT "ImportCheckpoint_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;

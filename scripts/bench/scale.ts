@@ -1,6 +1,7 @@
 // npm run bench:scale -- --database postgresql://postgres@127.0.0.1:5432/postgres [--rows 1000000] [--requests 200]
+// npm run bench:scale -- --database sqlite [--rows 1000000]
 //
-// Loads one workspace of a scratch PostgreSQL database with --rows contacts, deals and
+// Loads one workspace of a scratch database (PostgreSQL, or a SQLite file) with --rows contacts, deals and
 // payment transactions (one event each) in bulk SQL (generate_series, not the API),
 // starts the service on it and measures, one request at a time from this process, the
 // p50/p95 latency of every list's first page, a deep page, each filter, the searches and
@@ -15,6 +16,7 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { listen } from '../../src/serve.js';
+import { openSqliteFile } from '../../src/db/sqlite-adapter.js';
 import { encodeCursor } from '../../src/graphql/cursors.js';
 import { parseSort, sortText } from '../../src/graphql/sorting.js';
 import { CONTACT_LIST } from '../../src/modules/contacts/contacts.input.js';
@@ -27,16 +29,16 @@ const progress = (line: string) => process.stderr.write(`${line}\n`);
 const { values } = parseArgs({
   options: { database: { type: 'string' }, rows: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '200' }, keep: { type: 'boolean', default: false } },
 });
-if (!values.database?.startsWith('postgres')) throw new Error('--database must be a postgresql:// admin URL: a scratch database is made in it');
+const SQLITE = values.database === 'sqlite';
+if (!SQLITE && !values.database?.startsWith('postgres')) throw new Error('--database must be a postgresql:// admin URL (a scratch database is made in it), or sqlite');
 const ROWS = Number(values.rows);
 const REQUESTS = Number(values.requests);
 if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be a whole number from 1000');
 if (!Number.isInteger(REQUESTS) || REQUESTS < 10) throw new Error('--requests must be a whole number from 10');
 
-const scratch = await scratchDatabase('postgresql', values.database, 'scale');
+const scratch = await scratchDatabase(SQLITE ? 'sqlite' : 'postgresql', values.database!, 'scale');
 const target = resolveDatabase(scratch.url);
-// Planned with the service's own session settings, so the plans shown are the ones it gets.
-const sql = new pg.Client({ connectionString: scratch.url, options: POSTGRES_SESSION_OPTIONS });
+const sql = SQLITE ? sqliteClient(scratch.url) : postgresClient(scratch.url);
 let stopService: (() => Promise<void>) | undefined;
 
 try {
@@ -52,9 +54,9 @@ try {
   })();
 
   const started = performance.now();
-  await load(sql, workspaceId, ROWS);
+  await (SQLITE ? loadSqlite : load)(sql, workspaceId, ROWS);
   progress(`loaded ${ROWS.toLocaleString('en-US')} contacts, deals and payment transactions with one event each in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  await sql.query('VACUUM ANALYZE');
+  await sql.query(SQLITE ? 'ANALYZE' : 'VACUUM ANALYZE');
 
   const serviceScript = buildService();
   const service = await startServer('service', serviceScript, { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' });
@@ -89,23 +91,21 @@ try {
   }
   await service.stop();
   stopService = undefined;
-  const plans = await explainPlans(key, cases);
+  const plans = SQLITE ? [] : await explainPlans(key, cases);
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(
     [
-      `## ${ROWS.toLocaleString('en-US')} rows per list on PostgreSQL`,
+      `## ${ROWS.toLocaleString('en-US')} rows per list on ${SQLITE ? 'SQLite' : 'PostgreSQL'}`,
       '',
       `One workspace: ${ROWS.toLocaleString('en-US')} contacts, deals (5 stages, 10 users) and payment transactions (20 links, one event each). ` +
         `${REQUESTS} requests per line, one at a time, after 10 unmeasured; latency from sending to the whole answer, seen by the client. ` +
-        `${(await sql.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}, Node ${process.version}, ${availableParallelism()} × ${cpu}.`,
+        `${SQLITE ? `SQLite ${(await sql.query('SELECT sqlite_version() AS v')).rows[0].v}` : `PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}`}, Node ${process.version}, ${availableParallelism()} × ${cpu}.`,
       '',
       '| request (REST, 15 per page) | p50 ms | p95 ms |',
       '| --- | ---: | ---: |',
       ...rows,
       '',
-      '### Plans',
-      '',
-      ...plans,
+      ...(plans.length ? ['### Plans', '', ...plans] : []),
     ].join('\n'),
   );
 } finally {
@@ -117,12 +117,40 @@ try {
 
 type Case = [label: string, path: string, body?: object];
 
+/** The loader's connection: `query` with PostgreSQL's `$1` placeholders on both. */
+interface Sql {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  end(): Promise<void>;
+  pg?: pg.Client;
+}
+
+function postgresClient(url: string): Sql {
+  // Planned with the service's own session settings, so the plans shown are the ones it gets.
+  const client = new pg.Client({ connectionString: url, options: POSTGRES_SESSION_OPTIONS });
+  return { connect: async () => void (await client.connect()), query: (text, values) => client.query(text, values), end: () => client.end(), pg: client };
+}
+
+function sqliteClient(url: string): Sql {
+  let db: ReturnType<typeof openSqliteFile> | undefined;
+  return {
+    connect: async () => {
+      db = openSqliteFile(url.slice('file:'.length));
+    },
+    query: async (text, values = []) => {
+      const statement = db!.prepare(text.replace(/\$\d+/g, '?'));
+      return { rows: statement.reader ? (statement.all(...values) as any[]) : (statement.run(...values), []) };
+    },
+    end: async () => void db?.close(),
+  };
+}
+
 /**
  * Section 8's lists: the first cursor page, a cursor into the middle (made as the service
  * makes one, from the middle row's keys), `sort=-updated_at` and an `updated_since` that
  * finds the newest 100 rows, for contacts, deals and transactions.
  */
-async function cursorCases(client: pg.Client, middle: number, rows: number): Promise<Case[]> {
+async function cursorCases(client: Sql, middle: number, rows: number): Promise<Case[]> {
   const lists = [
     ['contacts', 'Contact', CONTACT_LIST, '01CO'],
     ['deals', 'Deal', DEAL_LIST, '01DE'],
@@ -132,8 +160,13 @@ async function cursorCases(client: pg.Client, middle: number, rows: number): Pro
   for (const [label, table, spec, prefix] of lists) {
     const path = `/${spec.name}`;
     const keys = parseSort(spec, spec.defaultSort);
-    const row = (await client.query(`SELECT * FROM "${table}" WHERE "id" = $1`, [`${prefix}${String(middle).padStart(22, '0')}`])).rows[0];
-    const since = (await client.query(`SELECT "updatedAt" FROM "${table}" WHERE "id" = $1`, [`${prefix}${String(rows - 99).padStart(22, '0')}`])).rows[0].updatedAt as Date;
+    // The row as the service reads it: dates as Dates (SQLite keeps them as text).
+    const read = async (id: number) => {
+      const row = (await client.query(`SELECT * FROM "${table}" WHERE "id" = $1`, [`${prefix}${String(id).padStart(22, '0')}`])).rows[0];
+      return { ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) };
+    };
+    const row = await read(middle);
+    const since = (await read(rows - 99)).updatedAt;
     const cursor = encodeCursor(spec.name, sortText(keys), true, keys, row);
     out.push(
       [`${label}: cursor, first page`, `${path}?cursor=`],
@@ -162,7 +195,7 @@ async function explainPlans(key: string, list: Case[]): Promise<string[]> {
       database.onStatement(undefined);
       out.push(`**${label}**`, '');
       for (const [text, params] of statements.filter(([statement]) => /^\s*SELECT/i.test(statement))) {
-        const plan = await sql.query({ text: `EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values: params, rowMode: 'array' });
+        const plan = await sql.pg!.query({ text: `EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values: params, rowMode: 'array' });
         out.push('```', text.length > 600 ? `${text.slice(0, 600)}…` : text, '', ...plan.rows.map((r: unknown[]) => String(r[0])), '```', '');
       }
     }
@@ -198,7 +231,7 @@ function ms(n: number): string {
  * The rows, in set-based SQL. Ids are 26 characters like the service's ULIDs, and sort
  * in insertion order; the *Search columns hold what the service would store.
  */
-async function load(client: pg.Client, workspaceId: string, rows: number): Promise<void> {
+async function load(client: Sql, workspaceId: string, rows: number): Promise<void> {
   const ws = workspaceId;
   const id = (prefix: string, expr = 'i') => `'${prefix}' || lpad((${expr})::text, 22, '0')`;
   // Row i was created and last updated (rows - i) seconds ago: times in id order, all distinct.
@@ -225,6 +258,43 @@ async function load(client: pg.Client, workspaceId: string, rows: number): Promi
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt")
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', now() FROM generate_series(1, ${rows}) i`,
+  ];
+  for (const statement of statements) {
+    const begin = performance.now();
+    await client.query(statement);
+    progress(`  ${statement.trim().split('\n')[0]!.slice(0, 60)}… ${((performance.now() - begin) / 1000).toFixed(1)} s`);
+  }
+}
+
+/**
+ * The same rows on SQLite: a recursive series instead of generate_series, and times as
+ * the service stores them (ISO text with `+00:00`).
+ */
+async function loadSqlite(client: Sql, workspaceId: string, rows: number): Promise<void> {
+  const ws = workspaceId;
+  const id = (prefix: string, expr = 'i') => `'${prefix}' || substr('0000000000000000000000' || (${expr}), -22, 22)`;
+  const series = (n: number) => `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${n})`;
+  const now = `strftime('%Y-%m-%dT%H:%M:%f', 'now') || '+00:00'`;
+  const at = `strftime('%Y-%m-%dT%H:%M:%f', 'now', '-' || (${rows} - i) || ' seconds') || '+00:00'`;
+  const statements = [
+    `${series(10)} INSERT INTO "User" ("id","workspaceId","name","email","createdAt","updatedAt")
+       SELECT ${id('01US')}, '${ws}', 'User ' || i, 'user' || i || '@example.com', ${now}, ${now} FROM s`,
+    `INSERT INTO "Pipeline" ("id","workspaceId","name","isDefault","createdAt","updatedAt") VALUES (${id('01PI', '1')}, '${ws}', 'Sales', 1, ${now}, ${now})`,
+    `${series(5)} INSERT INTO "DealStage" ("id","workspaceId","pipelineId","externalId","name","order","color","probability","createdAt","updatedAt")
+       SELECT ${id('01ST')}, '${ws}', ${id('01PI', '1')}, ${id('01SX')}, 'Stage ' || i, i, '#336699', i * 0.2, ${now}, ${now} FROM s`,
+    `INSERT INTO "PaymentProviderAccount" ("id","workspaceId","name","provider","createdAt","updatedAt") VALUES (${id('01PA', '1')}, '${ws}', 'Main', 'stripe', ${now}, ${now})`,
+    `${series(20)} INSERT INTO "PaymentLink" ("id","workspaceId","publicToken","name","nameSearch","currency","isActive","interestRate","providerAccountId","createdAt","updatedAt")
+       SELECT ${id('01PL')}, '${ws}', hex(randomblob(16)), 'Link ' || i, 'link ' || i, 'USD', 1, 0, ${id('01PA', '1')}, ${now}, ${now} FROM s`,
+    `${series(rows)} INSERT INTO "Contact" ("id","workspaceId","firstName","lastName","email","properties","search","createdAt","updatedAt")
+       SELECT ${id('01CO')}, '${ws}', 'First ' || i, 'Last ' || i, 'contact' || i || '@example.com', '{}', 'first ' || i || ' last ' || i || ' contact' || i || '@example.com', ${at}, ${at} FROM s`,
+    `${series(rows)} INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","stageId","userId","properties","createdAt","updatedAt")
+       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', ${at}, ${at} FROM s`,
+    `${series(rows)} INSERT INTO "_ContactToDeal" ("A","B") SELECT ${id('01CO')}, ${id('01DE')} FROM s`,
+    `${series(rows)} INSERT INTO "PaymentTransaction" ("id","workspaceId","status","providerReference","referenceSearch","providerAccountId","paymentLinkId","amount","currency","metadata","createdAt","updatedAt")
+       SELECT ${id('01TX')}, '${ws}', CASE i % 6 WHEN 0 THEN 'pending' WHEN 1 THEN 'processing' WHEN 2 THEN 'paid' WHEN 3 THEN 'failed' WHEN 4 THEN 'refunded' ELSE 'canceled' END,
+              'ref-' || i || 'x', 'ref-' || i || 'x', ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${at}, ${at} FROM s`,
+    `${series(rows)} INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt","createdAt")
+       SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', ${now}, ${now} FROM s`,
   ];
   for (const statement of statements) {
     const begin = performance.now();

@@ -191,6 +191,15 @@ function changedFields(before: RestObject, after: RestObject): RestObject {
   return changed;
 }
 
+// getDatamodel() parses the whole datamodel's JSON on each call: once per model here.
+const { models } = getDatamodel().datamodel;
+const scalarFieldsOf = new Map<string, Map<string, (typeof models)[string]['fields'][number]>>();
+const scalarFields = (model: string) => {
+  let fields = scalarFieldsOf.get(model);
+  if (!fields) scalarFieldsOf.set(model, (fields = new Map(models[model]!.fields.filter((f) => f.kind === 'scalar').map((f) => [f.name, f]))));
+  return fields;
+};
+
 /** The column types `insertRecords` writes as every database stores them (through `insertRows`'s bound values). */
 const RAW_TYPES = new Set(['String', 'Int', 'DateTime', 'Json']);
 
@@ -210,7 +219,7 @@ export async function insertRecords(db: Db, model: string, rows: readonly Record
   if (rows.length === 0) return;
   const record = (db as unknown as Record<symbol, ((model: string, ids: string[]) => Promise<void>) | undefined>)[RECORD_CREATED];
   if (!record) throw new Error(`insertRecords(${model}): not a recording client; records are written inside a mutation`);
-  const fields = new Map(getDatamodel().datamodel.models[model]!.fields.filter((f) => f.kind === 'scalar').map((f) => [f.name, f]));
+  const fields = scalarFields(model);
   const now = new Date();
   const stamped: Record<string, unknown> = { workspaceId: workspaceOf(db) };
   for (const [name, field] of fields) if (name === 'createdAt' || field.isUpdatedAt) stamped[name] = now;

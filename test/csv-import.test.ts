@@ -82,6 +82,17 @@ describe('CSV import', () => {
     expect((await api.get('/products?search=S-1')).body.data.map((p: { name: string; price: number }) => [p.name, p.price])).toEqual([['Seat v2', 12]]);
   });
 
+  it('updates one record named in consecutive transactions in file order (they wait for each other, not for ever)', async () => {
+    const api = await newClient(app);
+    const same = (await api.post('/contacts', { first_name: 'Same', last_name: 'Before', email: 'same@x.io' })).body;
+    const lines = ['first_name,last_name,email'];
+    for (let i = 0; i < 2_200; i++) lines.push(i % 1000 === 5 ? `Same,Row ${i},SAME@x.io` : `R${i},,r${i}@x.io`);
+    const result = await importInto(api, 'contacts', file('same.csv', `${lines.join('\n')}\n`));
+    expect(JSON.parse(result.stdout)).toEqual({ created: 2_197, updated: 3, rejected: 0, skipped: 0 });
+    expect((await api.get(`/contacts/${same.id}`)).body.last_name).toBe('Row 2005');
+    expect((await api.get('/contacts')).body.total).toBe(2_198);
+  });
+
   it('skips a row that breaks a rule, reports it with its line number and reasons, and exits 1', async () => {
     const api = await newClient(app);
     const report = join(dir, `report-${Math.random()}.csv`);

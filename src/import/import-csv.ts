@@ -108,11 +108,29 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   let rowsRead = 0;
   let nextLine = 2;
 
-  const commit = async () => {
+  // On PostgreSQL the next transaction's work overlaps this one's round trips; it commits
+  // after it, so the checkpoint only ever moves forward. SQLite has one writer: one at a time.
+  const inFlight = database.target.provider === 'postgresql' ? 2 : 1;
+  const running: { rows: Row[]; keys: Set<string>; done: Promise<{ created: number; updated: number }> }[] = [];
+  let previous: Promise<unknown> | undefined;
+  const start = async () => {
     if (chunk.length === 0) return;
     const rows = chunk;
     chunk = [];
-    const counts = await writeChunk(context, writer, rows, { resource: options.resource, hash, rowsDone: rowsRead, dryRun: options.dryRun });
+    // Rows naming a record (e-mail, domain, sku) that a running transaction also names wait
+    // for it: they must see what it wrote, and two transactions updating one row, the later
+    // committing first, would wait on each other for ever.
+    const keys = writer.keysOf(rows);
+    if (running.some((r) => [...keys].some((k) => r.keys.has(k)))) while (running.length > 0) await settle();
+    const done = writeChunk(context, writer, rows, { resource: options.resource, hash, rowsDone: rowsRead, dryRun: options.dryRun, after: previous });
+    // Its failure is met when it is settled, in order; until then it must not count as unhandled.
+    done.catch(() => {});
+    previous = done;
+    running.push({ rows, keys, done });
+  };
+  const settle = async () => {
+    const { rows, done } = running.shift()!;
+    const counts = await done;
     summary.created += counts.created;
     summary.updated += counts.updated;
     for (const row of rows.filter((r) => r.reasons)) {
@@ -123,6 +141,7 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
     }
     options.progress?.(rowsRead);
   };
+
 
   const parser = createReadStream(options.file).pipe(parse({ bom: true, relax_column_count: true, info: true, skip_empty_lines: true }));
   try {
@@ -148,10 +167,14 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
       const row: Row = { line, cells: record, input: rowInput(targets, record) };
       if (record.length !== header.length) row.reasons = [`The row has ${record.length} cells; the header has ${header.length}.`];
       chunk.push(row);
-      if (chunk.length >= ROWS_PER_TRANSACTION) await commit();
+      if (chunk.length >= ROWS_PER_TRANSACTION) {
+        await start();
+        while (running.length >= inFlight) await settle();
+      }
     }
     if (!header) throw new UnreadableImport(`${options.file}: no header row.`);
-    await commit();
+    await start();
+    while (running.length > 0) await settle();
   } catch (error) {
     if ((error as { code?: string }).code?.startsWith('CSV_')) throw new UnreadableImport(`${options.file}: not readable as CSV: ${(error as Error).message}`);
     throw error;
@@ -187,7 +210,7 @@ async function propertyTypesOf(ctx: Context, object: string): Promise<Map<string
  * a mutation refuses are rejected with its reasons and the rest written again. The
  * checkpoint moves in the same transaction.
  */
-async function writeChunk(ctx: Context, writer: BatchWriter, rows: Row[], at: { resource: ImportResource; hash: string; rowsDone: number; dryRun: boolean }) {
+async function writeChunk(ctx: Context, writer: BatchWriter, rows: Row[], at: { resource: ImportResource; hash: string; rowsDone: number; dryRun: boolean; after?: Promise<unknown> }) {
   const counts = { created: 0, updated: 0 };
   const fresh = rows.map((r) => r.reasons);
   try {
@@ -203,6 +226,8 @@ async function writeChunk(ctx: Context, writer: BatchWriter, rows: Row[], at: { 
         counts.created += done.created;
         counts.updated += done.updated;
       }
+      // The transaction before commits first (and if it failed, this one rolls back).
+      await at.after;
       if (at.dryRun) throw new DryRun();
       await inner.db.importCheckpoint.upsert({
         where: { workspaceId_resource_fileHash: { workspaceId: ctx.workspace.id, resource: at.resource, fileHash: at.hash } },
@@ -248,6 +273,11 @@ class BatchWriter {
       total.updated += done.updated;
     }
     return total;
+  }
+
+  /** The values the rows are matched by. */
+  keysOf(rows: Row[]): Set<string> {
+    return new Set(rows.map((r) => this.#keyOf(r)).filter((k): k is string => k !== undefined));
   }
 
   /** The value a row is matched by (an upsert's e-mail; a domain or sku), normalized, if it has one. */

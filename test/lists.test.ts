@@ -121,6 +121,29 @@ describe('sort', () => {
     }
   });
 
+  it('sorts companies, payment links and tickets by their own fields, and GraphQL as REST', async () => {
+    const api = await newClient(app);
+    const companies: Row[] = [];
+    for (const [name, domain] of [['beta', 'b.io'], ['Alpha', null], ['beta', null], ['Ünïcode', 'a.io']] as const) {
+      companies.push((await api.post('/companies', { name, domain })).body);
+    }
+    for (const field of ['name', 'domain']) {
+      for (const desc of [false, true]) {
+        expect((await all(api, `/companies?sort=${desc ? '-' : ''}${field}`)).map((r) => r.id)).toEqual(expectedOrder(companies, field, desc));
+        const gql = await api.graphql(`{ companies(sort: "${desc ? '-' : ''}${field}") { data { id } } }`);
+        expect(gql.body.data.companies.data.map((r: Row) => r.id)).toEqual(expectedOrder(companies, field, desc));
+      }
+    }
+    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'stripe' })).body;
+    const links: Row[] = [];
+    for (const name of ['b', 'B', 'a', 'b']) links.push((await api.post('/payment-links', { name, payment_provider_account_id: account.id })).body);
+    for (const desc of [false, true]) expect((await all(api, `/payment-links?sort=${desc ? '-' : ''}name`)).map((r) => r.id)).toEqual(expectedOrder(links, 'name', desc));
+    const status = (await api.post('/ticket-statuses', { name: 'Open' })).body;
+    const tickets: Row[] = [];
+    for (const title of ['x', 'y', 'z']) tickets.push((await api.post('/tickets', { title, ticket_status_id: status.id })).body);
+    for (const desc of [false, true]) expect((await all(api, `/tickets?sort=${desc ? '-' : ''}position`)).map((r) => r.id)).toEqual(expectedOrder(tickets, 'position', desc));
+  });
+
   it('refuses an unknown, repeated or empty sort field with 422 on sort, on REST and GraphQL', async () => {
     const api = await newClient(app);
     for (const sort of ['notes', 'first_name,-first_name', '', '-', 'first_name,,id', 'properties.tier']) {

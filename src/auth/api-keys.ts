@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { newId } from '../db/ids.js';
+import { workspaceNamed } from '../modules/workspaces/workspaces.admin.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_LENGTH = 40; // random characters after "sg_": about 238 bits
@@ -32,11 +33,7 @@ export interface CreatedKey {
  * once and never stored. `scopes`: already checked (parseScopes); default `write`.
  */
 export async function createKey(prisma: Db, workspaceName: string, label = 'default', options: { scopes?: string[]; expiresInDays?: number } = {}): Promise<CreatedKey> {
-  const workspace = await prisma.workspace.upsert({
-    where: { name: workspaceName },
-    create: { id: newId(), name: workspaceName },
-    update: {},
-  });
+  const workspace = await workspaceNamed(prisma, workspaceName);
   const key = generateKey();
   const row = await prisma.apiKey.create({
     data: {

@@ -9,6 +9,7 @@ import { EventRecorder } from '../events/recorder.js';
 import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
 import { represent } from '../graphql/schema.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
+import { workspaceNamed } from '../modules/workspaces/workspaces.admin.js';
 
 /**
  * A realistic, fixed demo data set (no randomness but ids and public tokens), loaded
@@ -335,7 +336,7 @@ export async function countDemoRows(db: Db | Tx, workspaceId: string): Promise<R
 
 /** Inserts the whole data set; runs inside loadDemo's transaction. */
 async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => void): Promise<DemoResult> {
-  const workspace = await tx.workspace.upsert({ where: { name: workspaceName }, create: { id: newId(), name: workspaceName }, update: {} });
+  const workspace = await workspaceNamed(tx as Db, workspaceName);
   const workspaceId = workspace.id;
   // Everything below is written through the event recorder: one event per record, in this transaction.
   const cli = { type: 'cli' } as const;

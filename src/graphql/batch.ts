@@ -24,7 +24,7 @@ const inputsRule = z.array(z.unknown()).min(1).max(MAX_BATCH_ITEMS);
 export const itemField = (index: number, field: string) => (field === 'input' ? `${INPUTS}.${index}` : `${INPUTS}.${index}.${field}`);
 
 /** The field map a validation error carries, or undefined for any other error. */
-function fieldErrorsOf(error: unknown): FieldErrors | undefined {
+export function fieldErrorsOf(error: unknown): FieldErrors | undefined {
   if (!(error instanceof GraphQLError) || codeOf(error) !== ErrorCode.BadUserInput) return undefined;
   return error.extensions.errors as FieldErrors | undefined;
 }

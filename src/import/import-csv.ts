@@ -5,12 +5,13 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
 import { type GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, execute, parse as parseDocument } from 'graphql';
 import type { Database } from '../db/client.js';
-import { newId } from '../db/ids.js';
 import { atomically, joinable } from '../db/locks.js';
 import { newRow, scopeToWorkspace } from '../db/tenancy.js';
 import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
-import { ErrorCode, type FieldErrors } from '../graphql/errors.js';
-import { attribute } from '../validation/messages.js';
+import { fieldErrorsOf } from '../graphql/batch.js';
+import { renamed } from '../validation/messages.js';
+import { activeDefinitions } from '../modules/property-definitions/properties.js';
+import { workspaceNamed } from '../modules/workspaces/workspaces.admin.js';
 import { coerceVariables } from '../rest/coerce.js';
 import type { RestRoute } from '../rest/route.js';
 import { compileDocument } from '../rest/documents.js';
@@ -86,7 +87,7 @@ class DryRun extends Error {}
 export async function importCsv(database: Database, schema: GraphQLSchema, routes: RestRoute[], options: ImportOptions): Promise<ImportSummary> {
   const definition = RESOURCES[options.resource];
   const { hash } = await scanFile(options.file);
-  const workspace = await database.prisma.workspace.upsert({ where: { name: options.workspace }, create: { id: newId(), name: options.workspace }, update: {} });
+  const workspace = await workspaceNamed(database.prisma, options.workspace);
   const context: Context = {
     db: scopeToWorkspace(database.prisma, workspace.id),
     workspace: { id: workspace.id, defaultCurrency: workspace.defaultCurrency },
@@ -100,7 +101,8 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
     await database.prisma.$executeRawUnsafe('PRAGMA cache_size = -65536');
   }
   const spec = importSpec(schema, routes, options.resource);
-  const propertyTypes = 'properties' in definition ? await propertyTypesOf(context, definition.properties) : new Map<string, string>();
+  const propertyTypes = new Map<string, string>();
+  if ('properties' in definition) for (const [key, { type }] of await activeDefinitions(context, definition.properties)) propertyTypes.set(key, type);
   const checkpoint = await context.db.importCheckpoint.findFirst({ where: { resource: options.resource, fileHash: hash } });
   const alreadyDone = options.dryRun ? 0 : (checkpoint?.rowsDone ?? 0);
   const summary: ImportSummary = { created: 0, updated: 0, rejected: 0, skipped: 0 };
@@ -204,11 +206,6 @@ function importSpec(schema: GraphQLSchema, routes: RestRoute[], resource: Import
     responseOnly: exportColumns(schema, compiled.document, compiled.operation).map((c) => c.header),
     renamed: 'renamed' in definition ? definition.renamed : undefined,
   };
-}
-
-async function propertyTypesOf(ctx: Context, object: string): Promise<Map<string, string>> {
-  const rows = await ctx.db.propertyDefinition.findMany({ where: { object, isActive: true }, select: { key: true, type: true } });
-  return new Map(rows.map((r) => [r.key, r.type]));
 }
 
 /**
@@ -354,13 +351,12 @@ function waves(rows: Row[], keyOf: (r: Row) => string | undefined): Row[][] {
 
 /** A batch's 422 as reasons per item index (`inputs.3.email` → item 3: "email: ..."); empty for any other error. */
 function itemErrors(error: GraphQLError): Record<number, string[]> {
-  if (error.extensions?.code !== ErrorCode.BadUserInput) return {};
   const out: Record<number, string[]> = {};
-  for (const [key, reasons] of Object.entries((error.extensions.errors ?? {}) as FieldErrors)) {
+  for (const [key, reasons] of Object.entries(fieldErrorsOf(error) ?? {})) {
     const match = /^inputs\.(\d+)(?:\.(.+))?$/.exec(key);
     if (!match) return {};
     // A row's reasons name its columns: "The inputs.3.first_name field" reads "The first name field".
-    (out[Number(match[1])] ??= []).push(...reasons.map((r) => r.replaceAll(`inputs.${match[1]}${match[2] ? `.${match[2]}` : ''}`, attribute(match[2] ?? 'row'))));
+    (out[Number(match[1])] ??= []).push(...reasons.map((r) => renamed(r, key, match[2] ?? 'row')));
   }
   return out;
 }

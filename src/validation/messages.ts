@@ -12,7 +12,7 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /** How Laravel names a field in a message: `first_name` is "first name"; nested paths stay dotted. */
-export function attribute(field: string): string {
+function attribute(field: string): string {
   return field.includes('.') ? field : field.replace(/_/g, ' ');
 }
 

@@ -10,7 +10,7 @@ import { jsonValueErrors } from '../validation/json-values.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { coerceVariables } from './coerce.js';
 import { type ListResult, listEnvelope } from './list-envelope.js';
-import { csvWriter, exportColumns } from './csv-export.js';
+import { type Column, csvWriter, exportColumns } from './csv-export.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
 import type { RestRoute } from './route.js';
@@ -19,6 +19,8 @@ interface CompiledRoute extends RestRoute {
   segments: string[];
   scope: Scope;
   compiled: CompiledDocument;
+  /** A CSV export's columns, read from its document once. */
+  columns?: Column[];
 }
 
 /**
@@ -76,7 +78,9 @@ const bucketOf = (segments: string[]) => `${segments.length} ${segments[0]}`;
 export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Admit, idempotent: Idempotency, prefix = '/api/v1') {
   const routes: RouteTable = new Map();
   for (const r of table) {
-    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r.method, r.path), compiled: compileDocument(schema, r.document, `${r.method} ${r.path}`) };
+    const compiled = compileDocument(schema, r.document, `${r.method} ${r.path}`);
+    const columns = r.csv ? exportColumns(schema, compiled.document, compiled.operation) : undefined;
+    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r.method, r.path), compiled, columns };
     if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
     const bucket = bucketOf(route.segments);
     routes.set(bucket, [...(routes.get(bucket) ?? []), route]);
@@ -173,7 +177,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const page = (cursor: string) => runRoute(route, {}, url, context, requestId, { cursor });
     const first = await page('');
     if (first.status !== 200) return respond(first, headers);
-    const writer = csvWriter(exportColumns(schema, route.compiled.document, route.compiled.operation), (await route.csv!.propertyKeys?.(context)) ?? []);
+    const writer = csvWriter(route.columns!, (await route.csv!.propertyKeys?.(context)) ?? []);
     const encoder = new TextEncoder();
     let next = (first.body as ListResult).next_cursor;
     const body = new ReadableStream<Uint8Array>({

@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 
 /** One column of an export: its header (the REST field path, dots for nesting) and where its value is. */
-interface Column {
+export interface Column {
   header: string;
   path: string[];
   /** A list of ids, one cell joined by `;`. */

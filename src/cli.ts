@@ -30,9 +30,9 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 
 /** `import`: the CSV import of API.md section 8 (src/import/import-csv.ts). */
 async function importCommand(target: DatabaseTarget, options: { resource: ImportResource; file: string; workspace: string; dryRun: boolean; report?: string; json: boolean }): Promise<number> {
-  let expected: number;
+  let scanned: Awaited<ReturnType<typeof scanFile>>;
   try {
-    expected = Math.max(0, (await scanFile(options.file)).lines - 1);
+    scanned = await scanFile(options.file);
   } catch (error) {
     err((error as Error).message);
     return 2;
@@ -41,9 +41,9 @@ async function importCommand(target: DatabaseTarget, options: { resource: Import
   const database = await openDatabase(target);
   const { schema } = await import('./graphql/schema.js');
   const { restRoutes } = await import('./modules/index.js');
-  const progress = importProgress(expected);
+  const progress = importProgress(Math.max(0, scanned.lines - 1));
   try {
-    const summary = await importCsv(database, schema, restRoutes, { ...options, progress: progress.update });
+    const summary = await importCsv(database, schema, restRoutes, { ...options, scanned, progress: progress.update });
     progress.stop();
     const counts = `created ${summary.created}, updated ${summary.updated}, rejected ${summary.rejected}` + (summary.skipped ? `, skipped ${summary.skipped} (committed by an earlier run of this file)` : '');
     if (options.json) out(JSON.stringify(summary));

@@ -44,6 +44,8 @@ export interface ImportOptions {
   dryRun: boolean;
   /** Where the rejected rows go (CSV: line, reasons, then the row's cells). */
   report?: string;
+  /** The file's `scanFile`, when the caller has it already (the file is read once for it, not twice). */
+  scanned?: { hash: string; lines: number };
   /** Called after each committed transaction with the rows read so far. */
   progress?: (rowsRead: number) => void;
 }
@@ -86,7 +88,7 @@ class DryRun extends Error {}
 
 export async function importCsv(database: Database, schema: GraphQLSchema, routes: RestRoute[], options: ImportOptions): Promise<ImportSummary> {
   const definition = RESOURCES[options.resource];
-  const { hash } = await scanFile(options.file);
+  const { hash } = options.scanned ?? (await scanFile(options.file));
   const workspace = await workspaceNamed(database.prisma, options.workspace);
   const context: Context = {
     db: scopeToWorkspace(database.prisma, workspace.id),

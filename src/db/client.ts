@@ -14,8 +14,22 @@ export const RANDOM_PAGE_COST = 1.1;
 /** The settings every PostgreSQL session of the service starts with (node-postgres `options`). */
 export const POSTGRES_SESSION_OPTIONS = `-c random_page_cost=${RANDOM_PAGE_COST}`;
 
+/** PostgreSQL connections of the requests' pool, in each process. */
+export const REQUEST_POOL_SIZE = 10;
+
+/** PostgreSQL connections of the background loops' own pool (see Database.background), in each process. */
+export const BACKGROUND_POOL_SIZE = 3;
+
 export interface Database {
   prisma: Db;
+  /**
+   * The client of the loops beside the requests (the delivery worker, the purges), made
+   * on first use: on PostgreSQL with a pool of its own, on SQLite on the same connections
+   * with writer turns that go first. Either way their statements never queue behind a
+   * backlog of requests, so under a burst of writes the deliveries of those already
+   * committed still go out at once (and the loops never take a request's connection).
+   */
+  readonly background: Db;
   target: DatabaseTarget;
   /** Called with every SQL statement the client sends and its parameters (JSON), when opened with `statements`. */
   onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
@@ -33,21 +47,25 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
   // process, and the log names errors by name and code only.
   const settings = { errorFormat: 'minimal', ...(options.statements ? { log: [{ emit: 'event', level: 'query' }] } : {}) } as const;
   let prisma: Db;
+  let makeBackground: () => Db;
   // Only the target's generated client and driver are loaded: a process never holds the other's.
   if (target.provider === 'sqlite') {
     ensureSqliteFolder(target);
     const { PrismaClient } = await import('../generated/sqlite/client.js');
     const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
     prisma = new PrismaClient({ adapter, ...settings } as never) as unknown as Db;
+    makeBackground = () => new PrismaClient({ adapter: adapter.priorityLane(), errorFormat: 'minimal' } as never) as unknown as Db;
   } else {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([import('../generated/postgresql/client.js'), import('@prisma/adapter-pg')]);
     // The planner's random-page cost for SSDs (PostgreSQL's default, 4, models spinning
     // disks): with 4, a GraphQL page of 100 deals with their contacts scanned a small
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
-    const adapter = new PrismaPg({ connectionString: target.url, max: 10, options: POSTGRES_SESSION_OPTIONS });
-    prisma = new PrismaClient({ adapter, ...settings } as never) as unknown as Db;
+    const pool = (max: number) => new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS });
+    prisma = new PrismaClient({ adapter: pool(REQUEST_POOL_SIZE), ...settings } as never) as unknown as Db;
+    makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: 'minimal' } as never) as unknown as Db;
   }
+  let background: Db | undefined;
   if (target.provider === 'sqlite') {
     // WAL lets readers run while a write commits; the API serves both at once.
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
@@ -57,11 +75,16 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
   }
   return {
     prisma,
+    get background() {
+      return (background ??= makeBackground());
+    },
     target,
     onStatement(next) {
       if (next && !options.statements) throw new Error('open the database with { statements: true } to observe its statements');
       listener = next;
     },
-    close: () => prisma.$disconnect(),
+    close: async () => {
+      await Promise.all([prisma.$disconnect(), background?.$disconnect()]);
+    },
   };
 }

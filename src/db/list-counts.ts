@@ -16,7 +16,7 @@ export async function compactListCounts(database: Database, stopping: () => bool
   if (database.target.provider !== 'postgresql') return 0;
   let folded = 0;
   while (!stopping()) {
-    const [result] = await database.prisma.$queryRaw<[{ moved: bigint | number }]>`
+    const [result] = await database.background.$queryRaw<[{ moved: bigint | number }]>`
       WITH moved AS (
         DELETE FROM "ListCount" WHERE ("workspaceId", "list", "bucket", "slot") IN (
           SELECT "workspaceId", "list", "bucket", "slot" FROM "ListCount" WHERE "slot" <> 0 LIMIT ${batch} FOR UPDATE SKIP LOCKED)

@@ -145,6 +145,41 @@ class SqliteTransaction extends SqliteQueryable implements Transaction {
 }
 
 /**
+ * The writer connection's turns: one transaction (or lone write) at a time, in the order
+ * asked, except that a priority turn (the background loops' client: `priorityLane`)
+ * goes before every waiting ordinary one. Under a queue of request writes, the delivery
+ * worker's short claims and outcomes would otherwise wait behind all of them, and the
+ * deliveries of writes already committed with them.
+ */
+class WriterTurns {
+  #held = false;
+  readonly #priority: (() => void)[] = [];
+  readonly #ordinary: (() => void)[] = [];
+
+  /** Resolves once this turn has the writer; returns its release. */
+  async take(priority: boolean): Promise<() => void> {
+    if (this.#held) await new Promise<void>((resolve) => (priority ? this.#priority : this.#ordinary).push(resolve));
+    this.#held = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#priority.shift() ?? this.#ordinary.shift();
+      if (next) next();
+      else this.#held = false;
+    };
+  }
+}
+
+/** The file's two connections and the writer's turns, shared by the adapters of one factory and its priority lane. */
+interface SqliteFile {
+  writer: { db: BetterSqlite3.Database; statements: StatementCache };
+  reader?: { db: BetterSqlite3.Database; queryable: SqliteQueryable; statements: StatementCache };
+  turns: WriterTurns;
+  close(): void;
+}
+
+/**
  * One writer connection, whose transactions take turns, and one reader connection.
  * better-sqlite3 is synchronous but a Prisma transaction spans awaits: a statement sent
  * outside it while it is open would run inside it on the same connection (reading its
@@ -154,14 +189,13 @@ class SqliteTransaction extends SqliteQueryable implements Transaction {
  * transaction ends.
  */
 class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
-  /** The tail of the writer's queue: the last turn's release. */
-  #transactionTail: Promise<void> = Promise.resolve();
+  private readonly reader: SqliteFile['reader'];
   constructor(
-    private readonly db: BetterSqlite3.Database,
-    statements: StatementCache,
-    private readonly reader?: { db: BetterSqlite3.Database; queryable: SqliteQueryable; statements: StatementCache },
+    private readonly file: SqliteFile,
+    private readonly priority: boolean,
   ) {
-    super(statements);
+    super(file.writer.statements);
+    this.reader = file.reader;
   }
 
   override async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
@@ -174,12 +208,12 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
   }
 
   async executeScript(script: string): Promise<void> {
-    await this.inTurn(async () => this.run(() => this.db.exec(script)));
+    await this.inTurn(async () => this.run(() => this.file.writer.db.exec(script)));
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
     if (isolationLevel && isolationLevel !== 'SERIALIZABLE') throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
-    const release = await this.takeTurn();
+    const release = await this.file.turns.take(this.priority);
     try {
       this.run(() => this.statements.get('BEGIN').statement.run());
     } catch (error) {
@@ -189,11 +223,11 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
     return new SqliteTransaction(this.statements, release);
   }
 
+  #disposed = false;
   async dispose(): Promise<void> {
-    this.statements.clear();
-    this.db.close();
-    this.reader?.statements.clear();
-    this.reader?.db.close();
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.file.close();
   }
 
   private readsOnly(query: SqlQuery): boolean {
@@ -205,17 +239,8 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
     }
   }
 
-  /** Waits for the writer's open transaction (and queued ones) to end; returns this turn's release. */
-  private async takeTurn(): Promise<() => void> {
-    const previous = this.#transactionTail;
-    let release!: () => void;
-    this.#transactionTail = new Promise((resolve) => (release = resolve));
-    await previous;
-    return release;
-  }
-
   private async inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const release = await this.takeTurn();
+    const release = await this.file.turns.take(this.priority);
     try {
       return await work();
     } finally {
@@ -227,29 +252,71 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
 export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider = 'sqlite' as const;
   readonly adapterName = ADAPTER_NAME;
-  constructor(private readonly config: { file: string; busyTimeoutMs?: number }) {}
+  /** The open file and how many adapters (of this factory and its priority lane) use it. */
+  #open?: { file: SqliteFile; users: number };
+
+  constructor(
+    private readonly config: { file: string; busyTimeoutMs?: number },
+    private readonly shared?: { factory: SqliteAdapterFactory; priority: boolean },
+  ) {}
+
+  /**
+   * A factory for a second client on the same connections, whose writer turns go before
+   * the waiting ones of this factory's adapters (see WriterTurns): the background loops'.
+   */
+  priorityLane(): SqliteAdapterFactory {
+    return new SqliteAdapterFactory(this.config, { factory: this, priority: true });
+  }
 
   async connect(): Promise<SqlDriverAdapter> {
-    return this.open(this.config.file);
+    if (this.shared) return new SqliteAdapter(this.shared.factory.acquire(), this.shared.priority);
+    return new SqliteAdapter(this.acquire(), false);
   }
 
   /** Prisma's schema engine diffs migrations against a throwaway database. */
   async connectToShadowDb(): Promise<SqlDriverAdapter> {
-    return this.open(':memory:');
+    return new SqliteAdapter(openFile(':memory:', this.config.busyTimeoutMs), false);
   }
 
-  private open(file: string): SqlDriverAdapter {
-    const connect = () => {
-      const db = openSqliteFile(file, { timeout: this.config.busyTimeoutMs ?? 10_000 });
-      // Integers come back as bigint and are narrowed per value below, so none is rounded.
-      db.defaultSafeIntegers(true);
-      return { db, statements: new StatementCache(db) };
-    };
-    const writer = connect();
-    // An in-memory database is private to its connection: it has no second one.
-    const reader = file === ':memory:' ? undefined : connect();
-    return new SqliteAdapter(writer.db, writer.statements, reader && { ...reader, queryable: new SqliteQueryable(reader.statements) });
+  /** The file's connections, opened by the first adapter and closed when the last is disposed. */
+  private acquire(): SqliteFile {
+    if (!this.#open) {
+      const file = openFile(this.config.file, this.config.busyTimeoutMs);
+      const open = { users: 0, file: { ...file, close: () => {} } };
+      open.file.close = () => {
+        open.users -= 1;
+        if (open.users > 0) return;
+        if (this.#open === open) this.#open = undefined;
+        file.close();
+      };
+      this.#open = open;
+    }
+    this.#open.users += 1;
+    return this.#open.file;
   }
+}
+
+function openFile(file: string, busyTimeoutMs = 10_000): SqliteFile {
+  const connect = () => {
+    const db = openSqliteFile(file, { timeout: busyTimeoutMs });
+    // Integers come back as bigint and are narrowed per value below, so none is rounded.
+    db.defaultSafeIntegers(true);
+    return { db, statements: new StatementCache(db) };
+  };
+  const writer = connect();
+  // An in-memory database is private to its connection: it has no second one.
+  const reader = file === ':memory:' ? undefined : connect();
+  return {
+    writer,
+    reader: reader && { ...reader, queryable: new SqliteQueryable(reader.statements) },
+    turns: new WriterTurns(),
+    close() {
+      writer.statements.clear();
+      writer.db.close();
+      reader?.statements.clear();
+      reader?.db.close();
+    },
+  };
 }
 
 // --- Values in and out ---

@@ -26,7 +26,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
   // What the caller leaves out is the environment's default (config.ts holds each one once).
   const settings = { ...DEFAULTS, ...config };
   const worker = settings.WEBHOOKS_DELIVER
-    ? createDeliveryWorker(database.prisma, represent, {
+    ? createDeliveryWorker(database.background, represent, {
         timeoutMs: settings.WEBHOOK_TIMEOUT_SECONDS * 1000,
         scheduleSeconds: settings.WEBHOOK_RETRY_SCHEDULE,
         disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
@@ -34,8 +34,8 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         pollMs: config.webhookPollMs,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.prisma, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),
-    checkoutExpiryLoop(database.prisma, represent, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES }),
+  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),
+    checkoutExpiryLoop(database.background, represent, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake(() => loops.wake('webhook-deliveries', true));

@@ -396,3 +396,35 @@ describe('deliveries', () => {
     expect((await client.graphql('query { webhookEndpoint(id: "01ARZ3NDEKTSV4RRFFQ69G5FAV") { id } }')).body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });
+
+describe('attempts in flight', () => {
+  it('a receiver that holds its requests gets at most the per-endpoint cap at once; another endpoint’s deliveries go on meanwhile', async () => {
+    // Small caps, so the case is about them: 6 attempts per process, 2 per endpoint; attempts never time out here.
+    // A database of its own: no other worker (the file's app runs one) takes these deliveries.
+    const scratch = await scratchDatabase(process.env.TEST_PROVIDER === 'postgresql' ? 'postgresql' : 'sqlite', testAdminUrl(), 'capped');
+    await applyMigrations(resolveDatabase(scratch.url));
+    const capped = await startApp({
+      databaseUrl: scratch.url,
+      server: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true },
+      background: { WEBHOOK_TIMEOUT_SECONDS: 60, webhookConcurrency: 6, webhookPerEndpoint: 2, webhookPollMs: 50 },
+    });
+    const slow = await startReceiver(() => 'hold');
+    const fast = await receiver();
+    try {
+      const client = await newClient(capped);
+      await endpoint(client, slow.url, ['contact.created']);
+      const quick = await endpoint(client, fast.url, ['contact.created']);
+      // One commit queues seven deliveries to each: the first round claims two of each.
+      const inputs = Array.from({ length: 7 }, (_, i) => ({ first_name: `Held ${i}`, email: `held-${i}@example.com` }));
+      expect((await client.post('/contacts/batch', { inputs })).status).toBe(201);
+      // The quick endpoint's pairs are recorded as they end, and the next pair claimed: the held ones keep only their own two slots.
+      expect((await settled(client, quick.id, 7)).map((d: { status: string }) => d.status)).toEqual(Array(7).fill('succeeded'));
+      expect(fast.received).toHaveLength(7);
+      expect(slow.received).toHaveLength(2);
+    } finally {
+      await slow.close(); // the held attempts fail at once, so the worker stops without waiting for them
+      await capped.close();
+      await scratch.drop();
+    }
+  });
+});

@@ -14,6 +14,9 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
   Partial<Pick<Config, 'CHECKOUT_EXPIRY_MINUTES' | 'WEBHOOKS_DELIVER' | 'WEBHOOK_TIMEOUT_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_DISABLE_AFTER_FAILURES' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
     /** Tests: how often the delivery worker looks for due deliveries no commit of this process announced. */
     webhookPollMs?: number;
+    /** Tests: the delivery worker's attempts in flight per process, and per endpoint. */
+    webhookConcurrency?: number;
+    webhookPerEndpoint?: number;
   };
 
 /**
@@ -32,6 +35,8 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
         allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         pollMs: config.webhookPollMs,
+        concurrency: config.webhookConcurrency,
+        perEndpoint: config.webhookPerEndpoint,
       })
     : undefined;
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),

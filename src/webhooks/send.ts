@@ -91,6 +91,9 @@ function attempt(target: URL, body: string, headers: Record<string, string>, opt
   });
 }
 
+/** Connections kept per origin: as many as the attempts in flight to one endpoint (the worker's cap), so none waits for a socket while its deadline runs. */
+export const SOCKETS_PER_ORIGIN = 32;
+
 const agents = new Map<string, HttpAgent>();
 /** A keep-alive pool per protocol and address rule (a pool for private networks never serves a guarded attempt). */
 function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
@@ -98,7 +101,7 @@ function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
   let agent = agents.get(key);
   if (!agent) {
     // Idle connections close after 4 s: before a receiver's own idle close (Node's default is 5 s) can race a reuse.
-    const settings = { keepAlive: true, maxSockets: 16, maxFreeSockets: 16, timeout: 4_000 };
+    const settings = { keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN, maxFreeSockets: SOCKETS_PER_ORIGIN, timeout: 4_000 };
     agent = protocol === 'https:' ? new HttpsAgent(settings) : new HttpAgent(settings);
     agents.set(key, agent);
   }

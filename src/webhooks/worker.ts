@@ -5,7 +5,7 @@ import { writeWithEvents } from '../events/outbox.js';
 import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
 import { logError } from '../log.js';
-import { type AttemptResult, postWebhook } from './send.js';
+import { type AttemptResult, SOCKETS_PER_ORIGIN, postWebhook } from './send.js';
 import { webhookHeaders } from './signing.js';
 
 export interface DeliveryConfig {
@@ -45,8 +45,9 @@ const CANDIDATES = 200;
  * attempts in flight, which end within the timeout.
  */
 export function createDeliveryWorker(prisma: Db, represent: Represent, config: DeliveryConfig) {
-  const concurrency = config.concurrency ?? 32;
-  const perEndpoint = config.perEndpoint ?? 8;
+  // A quarter of a process's slots at most for one endpoint: three slow receivers leave room for every other.
+  const concurrency = config.concurrency ?? 128;
+  const perEndpoint = Math.min(config.perEndpoint ?? SOCKETS_PER_ORIGIN, SOCKETS_PER_ORIGIN);
   const pollMs = config.pollMs ?? 500;
   // Longer than any attempt can take, so a live process never loses its lease mid-attempt.
   const leaseMs = config.timeoutMs + 5_000;
@@ -93,36 +94,56 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
 
   /**
    * One round's attempts: its deliveries' endpoints read once, every attempt started at
-   * the same instant (the `webhook-timestamp` and `last_attempt_at` of each), and the
-   * outcomes recorded together once all have ended.
+   * the same instant (the `webhook-timestamp` and `last_attempt_at` of each), and each
+   * endpoint's outcomes recorded together once its own attempts have ended, its slots
+   * then given back (`release`): a slow receiver holds up only its own deliveries.
    */
-  async function attemptRound(claimed: Claimed[]): Promise<void> {
-    const endpoints = new Map(
-      (
-        await prisma.webhookEndpoint.findMany({
-          where: { id: { in: [...new Set(claimed.map((d) => d.endpointId))] } },
-          select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true, consecutiveFailures: true },
-        })
-      ).map((e) => [e.id, e]),
-    );
-    const at = new Date();
-    const attempted = await Promise.all(
-      claimed.map(async (delivery) => {
-        const endpoint = endpoints.get(delivery.endpointId);
-        if (!endpoint) return undefined; // deleted meanwhile: its deliveries went with it
-        const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
-        const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
-        const result = await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks });
-        return { delivery, result };
-      }),
-    );
-    const done = attempted.filter((a) => a !== undefined);
-    await recordSuccesses(done.filter((a) => a.result.ok), at, endpoints);
-    for (const { delivery, result } of done) if (!result.ok) await recordFailure(delivery, at, result);
+  async function attemptRound(claimed: Claimed[], release: (slots: number) => void): Promise<void> {
+    let held = claimed.length;
+    const giveBack = (slots: number) => {
+      held -= slots;
+      release(slots);
+    };
+    try {
+      const endpoints = new Map(
+        (
+          await prisma.webhookEndpoint.findMany({
+            where: { id: { in: [...new Set(claimed.map((d) => d.endpointId))] } },
+            select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true, consecutiveFailures: true },
+          })
+        ).map((e) => [e.id, e]),
+      );
+      const byEndpoint = new Map<string, Claimed[]>();
+      for (const delivery of claimed) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery]);
+      const at = new Date();
+      const outcomes = await Promise.allSettled(
+        [...byEndpoint].map(async ([endpointId, deliveries]) => {
+          try {
+            const endpoint = endpoints.get(endpointId);
+            if (!endpoint) return; // deleted meanwhile: its deliveries went with it
+            const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
+            const attempted = await Promise.all(
+              deliveries.map(async (delivery) => {
+                const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
+                return { delivery, result: await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks }) };
+              }),
+            );
+            await recordSuccesses(attempted.filter((a) => a.result.ok), at, endpoint);
+            for (const { delivery, result } of attempted) if (!result.ok) await recordFailure(delivery, at, result);
+          } finally {
+            giveBack(deliveries.length);
+          }
+        }),
+      );
+      const failed = outcomes.find((o) => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      if (held > 0) giveBack(held); // the endpoints' read failed: nothing was attempted
+    }
   }
 
-  /** Successes with the same answer are one UPDATE (each under this process's lease: one lost meanwhile writes nothing). */
-  async function recordSuccesses(succeeded: { delivery: Claimed; result: AttemptResult }[], at: Date, endpoints: Map<string, { consecutiveFailures: number }>): Promise<void> {
+  /** One endpoint's successes with the same answer are one UPDATE (each under this process's lease: one lost meanwhile writes nothing). */
+  async function recordSuccesses(succeeded: { delivery: Claimed; result: AttemptResult }[], at: Date, endpoint: { id: string; consecutiveFailures: number }): Promise<void> {
     const byAnswer = new Map<string, { result: AttemptResult; ids: string[] }>();
     for (const { delivery, result } of succeeded) {
       const key = JSON.stringify([result.status, result.body]);
@@ -135,9 +156,8 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
         data: { status: 'succeeded', attempts: { increment: 1 }, lastAttemptAt: at, nextAttemptAt: null, responseStatus: result.status, responseBody: result.body, error: null, leaseOwner: null, leaseUntil: null },
       });
     }
-    // A success ends an endpoint's run of failures (read with the round's endpoints: most have none to reset).
-    const reset = [...new Set(succeeded.map((s) => s.delivery.endpointId))].filter((id) => (endpoints.get(id)?.consecutiveFailures ?? 0) > 0);
-    for (const id of reset) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${id}`;
+    // A success ends the endpoint's run of failures (read with the round's endpoints: most have none to reset).
+    if (succeeded.length > 0 && endpoint.consecutiveFailures > 0) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`;
   }
 
   /** A failed attempt: pending again after the schedule's next delay, or failed when it is spent; one more failure for its endpoint. */
@@ -176,14 +196,13 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       const claimed = await claim(room);
       if (claimed.length > 0) {
         inFlight += claimed.length;
-        const round: Promise<void> = attemptRound(claimed)
+        const round: Promise<void> = attemptRound(claimed, (slots) => {
+          inFlight -= slots;
+          wake();
+        })
           // Left unrecorded, the leases run out and the deliveries are attempted again.
           .catch((error) => logError(null, error, 'webhook delivery'))
-          .finally(() => {
-            inFlight -= claimed.length;
-            rounds.delete(round);
-            wake();
-          });
+          .finally(() => rounds.delete(round));
         rounds.add(round);
       }
       return claimed.length === room ? 0 : pollMs;

@@ -5,6 +5,7 @@ import { type Answer, type Receiver, startReceiver } from './support/receiver.js
 import { resolveDatabase } from '../src/db/database-url.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { scratchDatabase, testAdminUrl } from './support/scratch-database.js';
+import type { BackgroundConfig } from '../src/jobs/background.js';
 
 // API.md section 6, "Webhook endpoints" and "Deliveries", through the real server with its
 // delivery worker running (as every serving process runs it) and local receivers. Retries
@@ -31,6 +32,20 @@ afterAll(async () => {
   await app?.close();
   await strict?.close();
 });
+
+/** The server and its worker on a database of their own: no other worker (the file's app runs one) takes their deliveries. */
+async function isolatedApp(label: string, background: Partial<BackgroundConfig>): Promise<TestApp> {
+  const scratch = await scratchDatabase(process.env.TEST_PROVIDER === 'postgresql' ? 'postgresql' : 'sqlite', testAdminUrl(), label);
+  await applyMigrations(resolveDatabase(scratch.url));
+  const isolated = await startApp({ databaseUrl: scratch.url, server: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true }, background });
+  return {
+    ...isolated,
+    async close() {
+      await isolated.close();
+      await scratch.drop();
+    },
+  };
+}
 
 async function receiver(answer?: Answer): Promise<Receiver> {
   const r = await startReceiver(answer);
@@ -237,13 +252,7 @@ describe('deliveries', () => {
   // private one later. Here the server lets a loopback endpoint be made and the worker does
   // not: only the check against the address actually connected to can refuse it.
   it('refuses, at the attempt, an address the endpoint was allowed when made: blocked_address, nothing sent', async () => {
-    const scratch = await scratchDatabase(process.env.TEST_PROVIDER === 'postgresql' ? 'postgresql' : 'sqlite', testAdminUrl(), 'guard');
-    await applyMigrations(resolveDatabase(scratch.url));
-    const guarded = await startApp({
-      databaseUrl: scratch.url,
-      server: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true },
-      background: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: false, WEBHOOK_RETRY_SCHEDULE: [], webhookPollMs: 50 },
-    });
+    const guarded = await isolatedApp('guard', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: false, WEBHOOK_RETRY_SCHEDULE: [], webhookPollMs: 50 });
     try {
       const client = await newClient(guarded);
       const hook = await receiver();
@@ -254,7 +263,6 @@ describe('deliveries', () => {
       expect(hook.received).toEqual([]);
     } finally {
       await guarded.close();
-      await scratch.drop();
     }
   });
 
@@ -400,14 +408,7 @@ describe('deliveries', () => {
 describe('attempts in flight', () => {
   it('a receiver that holds its requests gets at most the per-endpoint cap at once; another endpoint’s deliveries go on meanwhile', async () => {
     // Small caps, so the case is about them: 6 attempts per process, 2 per endpoint; attempts never time out here.
-    // A database of its own: no other worker (the file's app runs one) takes these deliveries.
-    const scratch = await scratchDatabase(process.env.TEST_PROVIDER === 'postgresql' ? 'postgresql' : 'sqlite', testAdminUrl(), 'capped');
-    await applyMigrations(resolveDatabase(scratch.url));
-    const capped = await startApp({
-      databaseUrl: scratch.url,
-      server: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: true },
-      background: { WEBHOOK_TIMEOUT_SECONDS: 60, webhookConcurrency: 6, webhookPerEndpoint: 2, webhookPollMs: 50 },
-    });
+    const capped = await isolatedApp('capped', { WEBHOOK_TIMEOUT_SECONDS: 60, webhookConcurrency: 6, webhookPerEndpoint: 2, webhookPollMs: 50 });
     const slow = await startReceiver(() => 'hold');
     const fast = await receiver();
     try {
@@ -424,7 +425,6 @@ describe('attempts in flight', () => {
     } finally {
       await slow.close(); // the held attempts fail at once, so the worker stops without waiting for them
       await capped.close();
-      await scratch.drop();
     }
   });
 });

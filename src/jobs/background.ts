@@ -43,7 +43,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
     checkoutExpiryLoop(database.background, represent, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
-  worker?.setWake(() => loops.wake('webhook-deliveries', true));
+  worker?.setWake((now) => loops.wake('webhook-deliveries', now));
   const unsubscribe = worker ? onDeliveriesQueued(wake) : () => {};
   return {
     async stop() {

@@ -55,41 +55,41 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
   // Attempts under way in this process, and the rounds that make them.
   let inFlight = 0;
   const rounds = new Set<Promise<void>>();
-  let wake: () => void = () => {};
+  let wake: (now: boolean) => void = () => {};
+  /** Whether the last claim may have left due deliveries behind for want of room: freed room is then used at once. */
+  let backlog = false;
 
+  /**
+   * Claims up to `limit` due deliveries of active endpoints, oldest first, leaving each
+   * endpoint at most `perEndpoint` leased (across processes), in one statement: among
+   * the CANDIDATES oldest due, each endpoint's are numbered after its leases still
+   * running, and those within the cap are leased. The UPDATE checks them free again: on
+   * PostgreSQL a row another process leased meanwhile is re-read after its lock and
+   * skipped, so one delivery has one lease at a time.
+   */
   async function claim(limit: number): Promise<Claimed[]> {
     const now = new Date();
-    const free = { status: 'pending', nextAttemptAt: { lte: now }, OR: [{ leaseUntil: null }, { leaseUntil: { lte: now } }] };
-    const candidates = await prisma.webhookDelivery.findMany({
-      where: { ...free, endpoint: { isActive: true } },
-      orderBy: { nextAttemptAt: 'asc' },
-      take: CANDIDATES,
-      select: { id: true, endpointId: true },
-    });
-    if (candidates.length === 0) return [];
-    const endpointIds = [...new Set(candidates.map((c) => c.endpointId))];
-    const busy = await prisma.webhookDelivery.groupBy({
-      by: ['endpointId'],
-      where: { endpointId: { in: endpointIds }, status: 'pending', leaseUntil: { gt: now } },
-      _count: { _all: true },
-    });
-    const room = new Map(endpointIds.map((id) => [id, perEndpoint]));
-    for (const b of busy) room.set(b.endpointId, perEndpoint - b._count._all);
-    const chosen: string[] = [];
-    for (const c of candidates) {
-      if (chosen.length >= limit) break;
-      const left = room.get(c.endpointId)!;
-      if (left <= 0) continue;
-      room.set(c.endpointId, left - 1);
-      chosen.push(c.id);
-    }
-    if (chosen.length === 0) return [];
-    // The same conditions again in the UPDATE: on PostgreSQL a row another process leased meanwhile is re-read after its lock and skipped.
-    return prisma.webhookDelivery.updateManyAndReturn({
-      where: { id: { in: chosen }, ...free },
-      data: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) },
-      select: { id: true, workspaceId: true, endpointId: true, eventId: true, payload: true, attempts: true },
-    });
+    const until = new Date(now.getTime() + leaseMs);
+    const claimed = await prisma.$queryRaw<(Omit<Claimed, 'attempts'> & { attempts: number | bigint })[]>`
+      WITH "due" AS (
+        SELECT d."id", d."endpointId", d."nextAttemptAt" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+        WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} AND (d."leaseUntil" IS NULL OR d."leaseUntil" <= ${now}) AND e."isActive" = ${true}
+        ORDER BY d."nextAttemptAt" LIMIT ${CANDIDATES}),
+      "leased" AS (
+        SELECT l."endpointId", count(*) AS "n" FROM "WebhookDelivery" l
+        WHERE l."endpointId" IN (SELECT "endpointId" FROM "due") AND l."status" = 'pending' AND l."leaseUntil" > ${now} GROUP BY l."endpointId"),
+      "numbered" AS (
+        SELECT "due"."id", "due"."nextAttemptAt", row_number() OVER (PARTITION BY "due"."endpointId" ORDER BY "due"."nextAttemptAt", "due"."id") + coalesce("leased"."n", 0) AS "slot"
+        FROM "due" LEFT JOIN "leased" ON "leased"."endpointId" = "due"."endpointId")
+      UPDATE "WebhookDelivery" SET "leaseOwner" = ${owner}, "leaseUntil" = ${until}
+      WHERE "id" IN (SELECT "id" FROM "numbered" WHERE "slot" <= ${perEndpoint} ORDER BY "nextAttemptAt", "id" LIMIT ${limit})
+        AND "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" <= ${now})
+      RETURNING "id", "workspaceId", "endpointId", "eventId", "payload", "attempts"`;
+    // Room ran out (the process's, or an endpoint's): more may be due, so freed room is used at once.
+    const perEndpointClaimed = new Map<string, number>();
+    for (const c of claimed) perEndpointClaimed.set(c.endpointId, (perEndpointClaimed.get(c.endpointId) ?? 0) + 1);
+    backlog = claimed.length === limit || [...perEndpointClaimed.values()].some((n) => n >= perEndpoint);
+    return claimed.map((c) => ({ ...c, attempts: Number(c.attempts) }));
   }
 
   /**
@@ -198,7 +198,9 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
         inFlight += claimed.length;
         const round: Promise<void> = attemptRound(claimed, (slots) => {
           inFlight -= slots;
-          wake();
+          // Without a backlog, the next commit's wake-up (at most one round per wake interval) claims what comes:
+          // a round per freed slot would cost a claim's statements per delivery under a stream of writes.
+          wake(backlog);
         })
           // Left unrecorded, the leases run out and the deliveries are attempted again.
           .catch((error) => logError(null, error, 'webhook delivery'))
@@ -212,7 +214,7 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
   return {
     loop,
     /** Called by the loop runner with its wake-up for this loop. */
-    setWake(fn: () => void) {
+    setWake(fn: (now: boolean) => void) {
       wake = fn;
     },
     /** Waits for the attempts in flight (each ends within the timeout). */

@@ -67,7 +67,7 @@ export async function benchWebhooks(
         await api('PUT', `/webhook-endpoints/${endpoint.id}`, { is_active: active });
         const sample = await measure(service, key, write, load);
         (active ? withEndpoint : withoutEndpoint).push(sample);
-        progress(`[webhooks ${round}/${load.rounds}] POST /contacts ${active ? 'with' : 'without'} an endpoint: ${Math.round(sample.perSecond)} req/s`);
+        progress(`[webhooks ${round}/${load.rounds}] POST /contacts ${active ? 'with' : 'without'} an endpoint: ${Math.round(sample.perSecond)} req/s, ${sample.cpuMsPerRequest.toFixed(2)} ms service CPU/req`);
       }
     }
     // Let the deliveries of the load finish before timing anything else.

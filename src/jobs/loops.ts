@@ -23,23 +23,37 @@ export interface RunningLoops {
  */
 export function startLoops(loops: Loop[], retryAfterFailureMs = 5_000): RunningLoops {
   let stopping = false;
-  const state = new Map<string, { timer?: NodeJS.Timeout; running?: Promise<void>; wanted: boolean; startedAt: number }>();
+  // `wanted`: woken during a round, so another follows it (`now`: at once, else no sooner than its wake interval allows).
+  const state = new Map<string, { timer?: NodeJS.Timeout; dueAt: number; running?: Promise<void>; wanted: false | 'soon' | 'now'; startedAt: number }>();
 
+  /** The next round in `delayMs`, unless one is already due sooner. */
   const schedule = (loop: Loop, delayMs: number) => {
     const s = state.get(loop.name)!;
     if (stopping) return;
+    const dueAt = performance.now() + delayMs;
+    if (s.timer && s.dueAt <= dueAt) return;
     clearTimeout(s.timer);
-    s.timer = setTimeout(() => round(loop), delayMs);
+    s.dueAt = dueAt;
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      round(loop);
+    }, delayMs);
     // Background work never keeps the process alive on its own.
     s.timer.unref();
   };
 
-  const round = (loop: Loop) => {
+  /** The wait before the loop may start again after being woken: what is left of its wake interval. */
+  const intervalLeft = (loop: Loop) => state.get(loop.name)!.startedAt + (loop.wakeIntervalMs ?? 0) - performance.now();
+
+  const round = (loop: Loop, now = true) => {
     const s = state.get(loop.name)!;
     if (stopping || s.running) {
-      s.wanted = true;
+      if (now || !s.wanted) s.wanted = now ? 'now' : 'soon';
       return;
     }
+    // The round schedules its successor: a round due later is this one.
+    clearTimeout(s.timer);
+    s.timer = undefined;
     s.wanted = false;
     s.startedAt = performance.now();
     s.running = loop
@@ -53,12 +67,13 @@ export function startLoops(loops: Loop[], retryAfterFailureMs = 5_000): RunningL
       )
       .then((next) => {
         s.running = undefined;
-        schedule(loop, s.wanted ? 0 : next);
+        // Wake-ups under a stream of commits come while rounds run: the interval still spaces the rounds out.
+        schedule(loop, s.wanted === 'now' ? 0 : s.wanted === 'soon' ? Math.min(next, Math.max(0, intervalLeft(loop))) : next);
       });
   };
 
   for (const loop of loops) {
-    state.set(loop.name, { wanted: false, startedAt: -Infinity });
+    state.set(loop.name, { wanted: false, dueAt: Infinity, startedAt: -Infinity });
     schedule(loop, 0);
   }
   return {
@@ -66,9 +81,9 @@ export function startLoops(loops: Loop[], retryAfterFailureMs = 5_000): RunningL
       const loop = loops.find((l) => l.name === name);
       if (!loop) return;
       const s = state.get(name)!;
-      const wait = s.startedAt + (loop.wakeIntervalMs ?? 0) - performance.now();
+      const wait = intervalLeft(loop);
       if (wait > 0 && !now && !s.running) schedule(loop, wait);
-      else round(loop);
+      else round(loop, now || wait <= 0);
     },
     async stop() {
       stopping = true;

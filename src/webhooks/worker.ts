@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join, sqltag } from '@prisma/client/runtime/client';
 import type { Db } from '../db/client.js';
 import { DEFAULT_SETTINGS, systemContext } from '../graphql/context.js';
 import { writeWithEvents } from '../events/outbox.js';
@@ -30,6 +31,16 @@ interface Claimed {
   eventId: string;
   payload: string;
   attempts: number;
+}
+
+/** What a round reads of its deliveries' endpoints. */
+interface RoundEndpoint {
+  id: string;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  consecutiveFailures: number | bigint;
 }
 
 const RETRY_AFTER_CAP_SECONDS = 3_600;
@@ -105,12 +116,11 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       release(slots);
     };
     try {
+      const endpointIds = [...new Set(claimed.map((d) => d.endpointId))];
       const endpoints = new Map(
         (
-          await prisma.webhookEndpoint.findMany({
-            where: { id: { in: [...new Set(claimed.map((d) => d.endpointId))] } },
-            select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true, consecutiveFailures: true },
-          })
+          await prisma.$queryRaw<RoundEndpoint[]>(sqltag`
+            SELECT "id", "url", "secret", "previousSecret", "previousSecretExpiresAt", "consecutiveFailures" FROM "WebhookEndpoint" WHERE "id" IN (${join(endpointIds)})`)
         ).map((e) => [e.id, e]),
       );
       const byEndpoint = new Map<string, Claimed[]>();
@@ -143,7 +153,7 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
   }
 
   /** One endpoint's successes with the same answer are one UPDATE (each under this process's lease: one lost meanwhile writes nothing). */
-  async function recordSuccesses(succeeded: { delivery: Claimed; result: AttemptResult }[], at: Date, endpoint: { id: string; consecutiveFailures: number }): Promise<void> {
+  async function recordSuccesses(succeeded: { delivery: Claimed; result: AttemptResult }[], at: Date, endpoint: RoundEndpoint): Promise<void> {
     const byAnswer = new Map<string, { result: AttemptResult; ids: string[] }>();
     for (const { delivery, result } of succeeded) {
       const key = JSON.stringify([result.status, result.body]);
@@ -151,13 +161,13 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       group.ids.push(delivery.id);
     }
     for (const { result, ids } of byAnswer.values()) {
-      await prisma.webhookDelivery.updateMany({
-        where: { id: { in: ids }, leaseOwner: owner },
-        data: { status: 'succeeded', attempts: { increment: 1 }, lastAttemptAt: at, nextAttemptAt: null, responseStatus: result.status, responseBody: result.body, error: null, leaseOwner: null, leaseUntil: null },
-      });
+      await prisma.$executeRaw(sqltag`
+        UPDATE "WebhookDelivery" SET "status" = 'succeeded', "attempts" = "attempts" + 1, "lastAttemptAt" = ${at}, "nextAttemptAt" = NULL,
+          "responseStatus" = ${result.status}, "responseBody" = ${result.body}, "error" = NULL, "leaseOwner" = NULL, "leaseUntil" = NULL
+        WHERE "id" IN (${join(ids)}) AND "leaseOwner" = ${owner}`);
     }
     // A success ends the endpoint's run of failures (read with the round's endpoints: most have none to reset).
-    if (succeeded.length > 0 && endpoint.consecutiveFailures > 0) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`;
+    if (succeeded.length > 0 && Number(endpoint.consecutiveFailures) > 0) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`;
   }
 
   /** A failed attempt: pending again after the schedule's next delay, or failed when it is spent; one more failure for its endpoint. */

@@ -1,11 +1,12 @@
 // The webhook rows of `npm run bench` (issue 18): the write with and without a subscribed
 // endpoint, the delay from a write's answer to its first delivery attempt while the service
 // takes 200 writes/s, and how fast a backlog of deliveries drains to a receiver that answers
-// at once. The receiver runs in this process.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// at once. The receiver runs in a process of its own (scripts/bench/receiver.ts).
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { type Sample, measure, percentile } from './load.js';
 import type { ServerProcess } from './processes.js';
+import type { ReceiverReply, ReceiverRequest } from './receiver.js';
 
 const WRITES_PER_SECOND = 200;
 const PACED_SECONDS = 10;
@@ -20,22 +21,37 @@ export interface WebhookFigures {
   drain: { deliveries: number; seconds: number; perSecond: number };
 }
 
-/** A receiver that answers 204 at once and notes when each contact's event arrived. */
+/** The receiver (scripts/bench/receiver.ts), started in a process of its own. */
 async function receiver() {
-  const arrivals = new Map<string, number>();
-  let count = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      count += 1;
-      const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { object: { id: string } } }).data.object.id;
-      if (!arrivals.has(id)) arrivals.set(id, performance.now());
-      res.writeHead(204).end();
+  const child = fork(fileURLToPath(new URL('./receiver.ts', import.meta.url)), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = <T extends ReceiverReply['type']>(type: T) =>
+    new Promise<Extract<ReceiverReply, { type: T }>>((resolve, reject) => {
+      const onMessage = (message: ReceiverReply) => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message as Extract<ReceiverReply, { type: T }>);
+      };
+      const onExit = (code: number | null) => reject(new Error(`the webhook receiver exited (${code})`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrivals, count: () => count, close: () => new Promise<void>((r) => server.close(() => r())) };
+  const ask = <T extends ReceiverReply['type']>(request: ReceiverRequest & { type: T }) => {
+    const answer = next(request.type as T);
+    child.send(request);
+    return answer;
+  };
+  const { url } = await next('listening');
+  return {
+    url,
+    /** When each of `ids` first arrived (ms since the epoch), for those that did. */
+    arrivals: async (ids: string[]) => new Map(Object.entries((await ask({ type: 'arrivals', ids })).at)),
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      await exited;
+    },
+  };
 }
 
 /** Runs in the seeded workspace (`key`), after the other measurements: everything goes through the API. */
@@ -85,14 +101,15 @@ export async function benchWebhooks(
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       while (paced.size >= PACED_IN_FLIGHT) await Promise.race(paced);
       const write: Promise<void> = api('POST', '/contacts', { first_name: 'Paced', email: `paced-${i}-${Date.now()}@bench.example` })
-        .then((c: { id: string }) => void answered.set(c.id, performance.now()))
+        .then((c: { id: string }) => void answered.set(c.id, performance.timeOrigin + performance.now()))
         .finally(() => paced.delete(write));
       paced.add(write);
     }
     await Promise.all(paced);
     const pacedSeconds = (performance.now() - started) / 1000;
-    await waitFor(async () => [...answered.keys()].every((id) => hook.arrivals.has(id)), 60_000);
-    const delays = [...answered].map(([id, at]) => hook.arrivals.get(id)! - at).sort((a, b) => a - b);
+    let arrivals = new Map<string, number>();
+    await waitFor(async () => (arrivals = await hook.arrivals([...answered.keys()])).size === answered.size, 60_000);
+    const delays = [...answered].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
     const latency = { writes: answered.size, delivered: delays.length, perSecond: answered.size / pacedSeconds, p50: percentile(delays, 50), p95: percentile(delays, 95), max: delays.at(-1) ?? 0 };
     progress(`[webhooks] ${WRITES_PER_SECOND} writes/s for ${PACED_SECONDS} s (answered: ${latency.perSecond.toFixed(0)}/s): answer to first attempt p50 ${latency.p50.toFixed(0)} ms, p95 ${latency.p95.toFixed(0)} ms`);
 

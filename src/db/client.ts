@@ -54,7 +54,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     const { PrismaClient } = await import('../generated/sqlite/client.js');
     const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
     prisma = new PrismaClient({ adapter, ...settings } as never) as unknown as Db;
-    makeBackground = () => new PrismaClient({ adapter: adapter.priorityLane(), errorFormat: 'minimal' } as never) as unknown as Db;
+    makeBackground = () => new PrismaClient({ adapter: adapter.priorityLane(), errorFormat: settings.errorFormat } as never) as unknown as Db;
   } else {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([import('../generated/postgresql/client.js'), import('@prisma/adapter-pg')]);
     // The planner's random-page cost for SSDs (PostgreSQL's default, 4, models spinning
@@ -63,7 +63,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     // contacts by key (4.5 ms). Set for the service's own sessions only.
     const pool = (max: number) => new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS });
     prisma = new PrismaClient({ adapter: pool(REQUEST_POOL_SIZE), ...settings } as never) as unknown as Db;
-    makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: 'minimal' } as never) as unknown as Db;
+    makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: settings.errorFormat } as never) as unknown as Db;
   }
   let background: Db | undefined;
   if (target.provider === 'sqlite') {

@@ -255,9 +255,10 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
   /** The open file and how many adapters (of this factory and its priority lane) use it. */
   #open?: { file: SqliteFile; users: number };
 
+  /** `lane`: the factory whose connections this one's adapters share, with priority turns (see priorityLane). */
   constructor(
     private readonly config: { file: string; busyTimeoutMs?: number },
-    private readonly shared?: { factory: SqliteAdapterFactory; priority: boolean },
+    private readonly lane?: SqliteAdapterFactory,
   ) {}
 
   /**
@@ -265,12 +266,11 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
    * the waiting ones of this factory's adapters (see WriterTurns): the background loops'.
    */
   priorityLane(): SqliteAdapterFactory {
-    return new SqliteAdapterFactory(this.config, { factory: this, priority: true });
+    return new SqliteAdapterFactory(this.config, this);
   }
 
   async connect(): Promise<SqlDriverAdapter> {
-    if (this.shared) return new SqliteAdapter(this.shared.factory.acquire(), this.shared.priority);
-    return new SqliteAdapter(this.acquire(), false);
+    return this.lane ? new SqliteAdapter(this.lane.acquire(), true) : new SqliteAdapter(this.acquire(), false);
   }
 
   /** Prisma's schema engine diffs migrations against a throwaway database. */
@@ -278,21 +278,19 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
     return new SqliteAdapter(openFile(':memory:', this.config.busyTimeoutMs), false);
   }
 
-  /** The file's connections, opened by the first adapter and closed when the last is disposed. */
+  /** The file's connections, opened for the first adapter; each adapter's `close` lets go of them, and the last closes them. */
   private acquire(): SqliteFile {
-    if (!this.#open) {
-      const file = openFile(this.config.file, this.config.busyTimeoutMs);
-      const open = { users: 0, file: { ...file, close: () => {} } };
-      open.file.close = () => {
+    const open = (this.#open ??= { file: openFile(this.config.file, this.config.busyTimeoutMs), users: 0 });
+    open.users += 1;
+    return {
+      ...open.file,
+      close: () => {
         open.users -= 1;
         if (open.users > 0) return;
         if (this.#open === open) this.#open = undefined;
-        file.close();
-      };
-      this.#open = open;
-    }
-    this.#open.users += 1;
-    return this.#open.file;
+        open.file.close();
+      },
+    };
   }
 }
 

@@ -110,46 +110,44 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
    * then given back (`release`): a slow receiver holds up only its own deliveries.
    */
   async function attemptRound(claimed: Claimed[], release: (slots: number) => void): Promise<void> {
-    let held = claimed.length;
-    const giveBack = (slots: number) => {
-      held -= slots;
-      release(slots);
-    };
+    let endpoints: Map<string, RoundEndpoint>;
     try {
       const endpointIds = [...new Set(claimed.map((d) => d.endpointId))];
-      const endpoints = new Map(
-        (
-          await prisma.$queryRaw<RoundEndpoint[]>(sqltag`
-            SELECT "id", "url", "secret", "previousSecret", "previousSecretExpiresAt", "consecutiveFailures" FROM "WebhookEndpoint" WHERE "id" IN (${join(endpointIds)})`)
-        ).map((e) => [e.id, e]),
-      );
-      const byEndpoint = new Map<string, Claimed[]>();
-      for (const delivery of claimed) byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery]);
-      const at = new Date();
-      const outcomes = await Promise.allSettled(
-        [...byEndpoint].map(async ([endpointId, deliveries]) => {
-          try {
-            const endpoint = endpoints.get(endpointId);
-            if (!endpoint) return; // deleted meanwhile: its deliveries went with it
-            const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
-            const attempted = await Promise.all(
-              deliveries.map(async (delivery) => {
-                const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
-                return { delivery, result: await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks }) };
-              }),
-            );
-            await recordSuccesses(attempted.filter((a) => a.result.ok), at, endpoint);
-            for (const { delivery, result } of attempted) if (!result.ok) await recordFailure(delivery, at, result);
-          } finally {
-            giveBack(deliveries.length);
-          }
-        }),
-      );
-      const failed = outcomes.find((o) => o.status === 'rejected');
-      if (failed) throw failed.reason;
-    } finally {
-      if (held > 0) giveBack(held); // the endpoints' read failed: nothing was attempted
+      const rows = await prisma.$queryRaw<RoundEndpoint[]>(sqltag`
+        SELECT "id", "url", "secret", "previousSecret", "previousSecretExpiresAt", "consecutiveFailures" FROM "WebhookEndpoint" WHERE "id" IN (${join(endpointIds)})`);
+      endpoints = new Map(rows.map((e) => [e.id, e]));
+    } catch (error) {
+      release(claimed.length); // nothing was attempted
+      throw error;
     }
+    const byEndpoint = new Map<string, Claimed[]>();
+    for (const delivery of claimed) {
+      const group = byEndpoint.get(delivery.endpointId);
+      if (group) group.push(delivery);
+      else byEndpoint.set(delivery.endpointId, [delivery]);
+    }
+    const at = new Date();
+    const outcomes = await Promise.allSettled(
+      [...byEndpoint].map(async ([endpointId, deliveries]) => {
+        try {
+          const endpoint = endpoints.get(endpointId);
+          if (!endpoint) return; // deleted meanwhile: its deliveries went with it
+          const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
+          const attempted = await Promise.all(
+            deliveries.map(async (delivery) => {
+              const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
+              return { delivery, result: await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks }) };
+            }),
+          );
+          await recordSuccesses(attempted.filter((a) => a.result.ok), at, endpoint);
+          for (const { delivery, result } of attempted) if (!result.ok) await recordFailure(delivery, at, result);
+        } finally {
+          release(deliveries.length);
+        }
+      }),
+    );
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** One endpoint's successes with the same answer are one UPDATE (each under this process's lease: one lost meanwhile writes nothing). */

@@ -1,4 +1,7 @@
 import { ColumnTypeEnum, DriverAdapterError, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteAdapterFactory, openSqliteFile } from '../src/db/sqlite-adapter.js';
 
@@ -49,6 +52,24 @@ describe('SQLite driver adapter', () => {
     ]);
     // Past 2^53 an integer is text, so it is not rounded; timestamps are stored as Prisma's adapters store them.
     expect(result.rows).toEqual([[1, 'a', '9007199254740993', '2026-11-23T10:00:00.000+00:00', 12.5, 1, Buffer.from('hi'), 2]]);
+  });
+
+  it('keeps statement journals and temporary tables in memory, on the reading and the writing connection', async () => {
+    // A statement that fires triggers journals itself; on disk that cost a write about 100 µs.
+    const dir = mkdtempSync(join(tmpdir(), 'salesgraph-adapter-'));
+    try {
+      adapter = await new SqliteAdapterFactory({ file: join(dir, 'a.db') }).connect();
+      const pragma = { sql: 'PRAGMA temp_store', args: [], argTypes: [] };
+      const read = await adapter.queryRaw(pragma);
+      const tx = await adapter.startTransaction();
+      const written = await tx.queryRaw(pragma);
+      await tx.commit();
+      expect([read.rows, written.rows]).toEqual([[[2]], [[2]]]); // 2: MEMORY
+    } finally {
+      await adapter?.dispose();
+      adapter = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('prepares a statement once and reuses it', async () => {

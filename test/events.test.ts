@@ -512,6 +512,31 @@ describe('statements: recording adds the reads of the REST objects and one INSER
     expect({ post, put, del }).toEqual({ post: 6, put: 10, del: 6 });
     expect(inserts).toBe(post);
   });
+
+  it('with endpoints subscribed, the events and their deliveries are still one INSERT', async () => {
+    const other = await newClient(app);
+    // No worker runs in this app: the deliveries stay pending, as queued.
+    const a = await created(other.post('/webhook-endpoints', { url: 'https://93.184.216.34/a', events: ['contact.*'] }));
+    const b = await created(other.post('/webhook-endpoints', { url: 'https://93.184.216.34/b', events: ['contact.created', 'deal.*'] }));
+    await created(other.post('/webhook-endpoints', { url: 'https://93.184.216.34/c', events: ['deal.*'] }));
+    let id = '';
+    const post = await countStatements(app, async () => (id = (await created(other.post('/contacts', { first_name: 'S', email: `s-${unique()}@example.com` }))).id));
+    const put = await countStatements(app, () => other.put(`/contacts/${id}`, { first_name: 'T' }));
+    expect({ post, put }).toEqual({ post: 6, put: 10 });
+    const [created_, updated] = ((await other.get(`/events?record_id=${id}`)).body.data as any[]).reverse();
+    const queued = async (endpoint: string) =>
+      ((await other.get(`/webhook-endpoints/${endpoint}/deliveries`)).body.data as any[]).map((d) => [d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at === d.created_at]);
+    expect(await queued(a.id)).toEqual([
+      [updated.id, 'contact.updated', 'pending', 0, true],
+      [created_.id, 'contact.created', 'pending', 0, true],
+    ]);
+    expect(await queued(b.id)).toEqual([[created_.id, 'contact.created', 'pending', 0, true]]);
+    // A batch: its events and every delivery of each, in one statement too: as many statements as where nobody subscribes.
+    const batchOf = (client: Client) => () => client.post('/contacts/batch', { inputs: [1, 2, 3].map((n) => ({ first_name: `B${n}`, email: `b${n}-${unique()}@example.com` })) });
+    expect(await countStatements(app, batchOf(other))).toBe(await countStatements(app, batchOf(await newClient(app))));
+    expect((await other.get(`/webhook-endpoints/${a.id}/deliveries?per_page=1`)).body.total).toBe(5);
+    expect((await other.get(`/webhook-endpoints/${b.id}/deliveries?per_page=1`)).body.total).toBe(4);
+  });
 });
 
 describe('the log', () => {

@@ -3,7 +3,8 @@ import { insertRows } from '../db/raw-insert.js';
 import type { Context } from '../graphql/context.js';
 import { type Actor, EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
-import { type DeliveryRow, activeEndpoints, deliveriesFor, deliveriesQueued } from '../webhooks/queue.js';
+import { newId } from '../db/ids.js';
+import { activeEndpoints, deliveriesOf, deliveriesQueued, eventPayload } from '../webhooks/queue.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that
@@ -41,21 +42,31 @@ export async function writeWithEvents<T>(
 }
 
 const EVENT_COLUMNS = ['id', 'workspaceId', 'type', 'resource', 'recordId', 'actor', 'requestId', 'data', 'createdAt'] as const satisfies readonly (keyof EventRow)[];
-const DELIVERY_COLUMNS = ['id', 'workspaceId', 'endpointId', 'eventId', 'eventType', 'payload', 'nextAttemptAt', 'createdAt'] as const satisfies readonly (keyof DeliveryRow)[];
+/** The columns of the view EventOutbox (see its migration): an event's row, its deliveries' payload, and its deliveries. */
+const OUTBOX_COLUMNS = [...EVENT_COLUMNS, 'payload', 'deliveries'] as const;
 
 /**
  * Inserts what `recorder` recorded, and its deliveries to the workspace's subscribed
- * endpoints, with the transaction's client `db`. The REST objects and the endpoints are
- * read at once, and the two inserts sent together: a transaction holds its locks (on
- * SQLite, the database's one writer) for as few round trips as can be.
+ * endpoints, with the transaction's client `db`, in one INSERT: into Event, or, when
+ * some endpoint subscribes, into the view EventOutbox, whose trigger writes each event
+ * and its deliveries. The REST objects and the endpoints are read at once: a
+ * transaction holds its locks (on SQLite, the database's one writer) for as few round
+ * trips as can be.
  */
 export async function saveEvents(db: Context['db'], recorder: EventRecorder): Promise<{ events: EventRow[]; deliveries: number }> {
   if (!recorder.wroteAnything) return { events: [], deliveries: 0 };
   const [events, endpoints] = await Promise.all([recorder.events(), activeEndpoints(db)]);
-  const deliveries = deliveriesFor(events, endpoints);
-  await Promise.all([
-    insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c]))),
-    insertRows(db, 'WebhookDelivery', DELIVERY_COLUMNS, deliveries.map((d) => DELIVERY_COLUMNS.map((c) => d[c]))),
-  ]);
-  return { events, deliveries: deliveries.length };
+  const deliveries = deliveriesOf(events, endpoints);
+  if (deliveries.size === 0) {
+    await insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c])));
+    return { events, deliveries: 0 };
+  }
+  let count = 0;
+  const rows = events.map((e) => {
+    const to = deliveries.get(e);
+    count += to?.length ?? 0;
+    return [...EVENT_COLUMNS.map((c) => e[c]), to ? eventPayload(e) : null, to ? JSON.stringify(to.map((endpointId) => [newId(), endpointId])) : null];
+  });
+  await insertRows(db, 'EventOutbox', OUTBOX_COLUMNS, rows);
+  return { events, deliveries: count };
 }

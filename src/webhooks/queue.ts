@@ -26,16 +26,20 @@ export const endpointPatterns = (events: string): string[] => JSON.parse(events)
 export const activeEndpoints = (db: Context['db']) =>
   db.$queryRaw<{ id: string; events: string }[]>`SELECT "id", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ${workspaceOf(db)} AND "isActive" = ${true}`;
 
-/** A delivery of each event to every endpoint whose patterns match its type. */
-export function deliveriesFor(events: EventRow[], endpoints: { id: string; events: string }[]) {
-  const now = new Date();
-  return endpoints.flatMap((endpoint) => {
+/** The endpoints each event is delivered to: those whose patterns match its type (events delivered nowhere left out). */
+export function deliveriesOf(events: EventRow[], endpoints: { id: string; events: string }[]): Map<EventRow, string[]> {
+  const to = new Map<EventRow, string[]>();
+  for (const endpoint of endpoints) {
     const patterns = endpointPatterns(endpoint.events);
-    return events.filter((event) => patterns.some((p) => typeMatches(p, event.type))).map((event) => deliveryRow(event, endpoint.id, now));
-  });
+    for (const event of events) {
+      if (!patterns.some((p) => typeMatches(p, event.type))) continue;
+      const ids = to.get(event);
+      if (ids) ids.push(endpoint.id);
+      else to.set(event, [endpoint.id]);
+    }
+  }
+  return to;
 }
-
-export type DeliveryRow = ReturnType<typeof deliveryRow>;
 
 /** A new pending delivery of an event to an endpoint, due now. */
 export function deliveryRow(event: StoredEvent, endpointId: string, now: Date) {

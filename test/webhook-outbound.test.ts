@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isBlockedAddress } from '../src/webhooks/address-guard.js';
 import { postWebhook, retryAfterSeconds } from '../src/webhooks/send.js';
-import { newWebhookSecret, signatureHeader, webhookHeaders } from '../src/webhooks/signing.js';
+import { newWebhookSecret, webhookSigner } from '../src/webhooks/signing.js';
 
 // The outbound half of webhooks: signing, one HTTP attempt, and the network-safety checks.
 // No database is involved, so it runs in one project only.
@@ -71,12 +71,14 @@ describe.runIf(process.env.TEST_PROVIDER !== 'postgresql')('webhooks: outbound',
       const at = new Date('2030-01-02T03:04:05.678Z');
       const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
       const expected = createHmac('sha256', key).update(`evt_1.1893553445.{"a":1}`).digest('base64');
-      expect(signatureHeader([secret], 'evt_1', at, '{"a":1}')).toBe(`v1,${expected}`);
-      expect(webhookHeaders([secret], 'evt_1', at, '{"a":1}')).toEqual({
+      const sign = webhookSigner([secret]);
+      expect(sign('evt_1', at, '{"a":1}')).toEqual({
         'webhook-id': 'evt_1',
         'webhook-timestamp': '1893553445',
         'webhook-signature': `v1,${expected}`,
       });
+      // The same signer signs the next attempt as a new one.
+      expect(sign('evt_2', at, '{"a":1}')['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`evt_2.1893553445.{"a":1}`).digest('base64')}`);
     });
   });
 
@@ -85,7 +87,7 @@ describe.runIf(process.env.TEST_PROVIDER !== 'postgresql')('webhooks: outbound',
       const rec = await receiver((res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks'));
       const secret = newWebhookSecret();
       const body = JSON.stringify({ id: 'evt_1', type: 'contact.created', note: 'héllo' });
-      const result = await postWebhook(rec.url, body, webhookHeaders([secret], 'evt_1', new Date(), body), open);
+      const result = await postWebhook(rec.url, body, webhookSigner([secret])('evt_1', new Date(), body), open);
       expect(result).toEqual({ ok: true, status: 200, body: 'thanks', error: null, retryAfterSeconds: null });
       expect(rec.requests).toHaveLength(1);
       const { req, body: received } = rec.requests[0]!;
@@ -104,7 +106,7 @@ describe.runIf(process.env.TEST_PROVIDER !== 'postgresql')('webhooks: outbound',
       const rec = await receiver((res) => res.writeHead(204).end());
       const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
       const body = '{"id":"evt_2"}';
-      const result = await postWebhook(rec.url, body, webhookHeaders([newSecret, oldSecret], 'evt_2', new Date(), body), open);
+      const result = await postWebhook(rec.url, body, webhookSigner([newSecret, oldSecret])('evt_2', new Date(), body), open);
       expect(result).toEqual({ ok: true, status: 204, body: '', error: null, retryAfterSeconds: null });
       const { req, body: received } = rec.requests[0]!;
       expect(signed(req)['webhook-signature']!.split(' ')).toHaveLength(2);

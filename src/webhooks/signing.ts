@@ -6,26 +6,20 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/**
- * The `webhook-signature` value: one `v1,<sig>` per secret, space-separated (two during
- * a rotation). Signed by the reference library itself, so receivers using it verify.
- */
-export function signatureHeader(secrets: string[], id: string, timestamp: Date, body: string): string {
-  return secrets.map((secret) => new Webhook(secret).sign(id, timestamp, body)).join(' ');
-}
+export type WebhookHeaders = { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string };
 
-/** The three Standard Webhooks headers of one attempt. */
-export function webhookHeaders(
-  secrets: string[],
-  id: string,
-  timestamp: Date,
-  body: string,
-): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
-  return {
+/**
+ * The three Standard Webhooks headers of each attempt signed with `secrets` (two during
+ * a rotation: one `v1,<sig>` each, space-separated). Signed by the reference library
+ * itself, so receivers using it verify; its key is decoded once per signer, not per attempt.
+ */
+export function webhookSigner(secrets: string[]): (id: string, timestamp: Date, body: string) => WebhookHeaders {
+  const keys = secrets.map((secret) => new Webhook(secret));
+  return (id, timestamp, body) => ({
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': signatureHeader(secrets, id, timestamp, body),
-  };
+    'webhook-signature': keys.map((key) => key.sign(id, timestamp, body)).join(' '),
+  });
 }
 
 /**

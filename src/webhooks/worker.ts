@@ -7,7 +7,7 @@ import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
 import { logError } from '../log.js';
 import { type AttemptResult, SOCKETS_PER_ORIGIN, postWebhook } from './send.js';
-import { webhookHeaders } from './signing.js';
+import { webhookSigner } from './signing.js';
 
 export interface DeliveryConfig {
   timeoutMs: number;
@@ -48,6 +48,36 @@ const RETRY_AFTER_CAP_SECONDS = 3_600;
 const CANDIDATES = 200;
 
 /**
+ * The claim, one statement: up to `limit` due deliveries of active endpoints, oldest
+ * first, leaving each endpoint at most `perEndpoint` leased (across processes). Among the
+ * CANDIDATES oldest due, each endpoint's are numbered after its leases still running (a
+ * live lease is an attempt in flight, whatever the row's status: a range of the
+ * (endpointId, leaseUntil) index), and those within the cap are leased to `owner` until
+ * `until`. The UPDATE checks each still due and free: on PostgreSQL a row another
+ * process leased, or attempted and rescheduled, meanwhile is re-read after its lock and
+ * skipped, so one delivery has one lease at a time. "Still due" is `nextAttemptAt`, null
+ * unless pending: a check of `status` there led SQLite to find the chosen rows by
+ * scanning every pending delivery (its status index) instead of by key.
+ */
+export function claimStatement({ now, until, owner, perEndpoint, limit }: { now: Date; until: Date; owner: string; perEndpoint: number; limit: number }) {
+  return sqltag`
+    WITH "due" AS (
+      SELECT d."id", d."endpointId", d."nextAttemptAt" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+      WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} AND (d."leaseUntil" IS NULL OR d."leaseUntil" <= ${now}) AND e."isActive" = ${true}
+      ORDER BY d."nextAttemptAt" LIMIT ${CANDIDATES}),
+    "leased" AS (
+      SELECT l."endpointId", count(*) AS "n" FROM "WebhookDelivery" l
+      WHERE l."endpointId" IN (SELECT "endpointId" FROM "due") AND l."leaseUntil" > ${now} GROUP BY l."endpointId"),
+    "numbered" AS (
+      SELECT "due"."id", "due"."nextAttemptAt", row_number() OVER (PARTITION BY "due"."endpointId" ORDER BY "due"."nextAttemptAt", "due"."id") + coalesce("leased"."n", 0) AS "slot"
+      FROM "due" LEFT JOIN "leased" ON "leased"."endpointId" = "due"."endpointId"),
+    "chosen" AS (SELECT "id" FROM "numbered" WHERE "slot" <= ${perEndpoint} ORDER BY "nextAttemptAt", "id" LIMIT ${limit})
+    UPDATE "WebhookDelivery" SET "leaseOwner" = ${owner}, "leaseUntil" = ${until}
+    WHERE "id" IN (SELECT "id" FROM "chosen") AND "nextAttemptAt" <= ${now} AND ("leaseUntil" IS NULL OR "leaseUntil" <= ${now})
+    RETURNING "id", "workspaceId", "endpointId", "eventId", "payload", "attempts"`;
+}
+
+/**
  * The delivery worker of one process. Each round claims due deliveries with a lease (one
  * conditional UPDATE: a row leased by another process, or claimed meanwhile, is not
  * taken), attempts them in the background, and records each outcome under its lease. A
@@ -70,32 +100,12 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
   /** Whether the last claim may have left due deliveries behind for want of room: freed room is then used at once. */
   let backlog = false;
 
-  /**
-   * Claims up to `limit` due deliveries of active endpoints, oldest first, leaving each
-   * endpoint at most `perEndpoint` leased (across processes), in one statement: among
-   * the CANDIDATES oldest due, each endpoint's are numbered after its leases still
-   * running, and those within the cap are leased. The UPDATE checks them free again: on
-   * PostgreSQL a row another process leased meanwhile is re-read after its lock and
-   * skipped, so one delivery has one lease at a time.
-   */
+  /** Claims up to `limit` due deliveries (see claimStatement). */
   async function claim(limit: number): Promise<Claimed[]> {
     const now = new Date();
-    const until = new Date(now.getTime() + leaseMs);
-    const claimed = await prisma.$queryRaw<(Omit<Claimed, 'attempts'> & { attempts: number | bigint })[]>`
-      WITH "due" AS (
-        SELECT d."id", d."endpointId", d."nextAttemptAt" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
-        WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} AND (d."leaseUntil" IS NULL OR d."leaseUntil" <= ${now}) AND e."isActive" = ${true}
-        ORDER BY d."nextAttemptAt" LIMIT ${CANDIDATES}),
-      "leased" AS (
-        SELECT l."endpointId", count(*) AS "n" FROM "WebhookDelivery" l
-        WHERE l."endpointId" IN (SELECT "endpointId" FROM "due") AND l."status" = 'pending' AND l."leaseUntil" > ${now} GROUP BY l."endpointId"),
-      "numbered" AS (
-        SELECT "due"."id", "due"."nextAttemptAt", row_number() OVER (PARTITION BY "due"."endpointId" ORDER BY "due"."nextAttemptAt", "due"."id") + coalesce("leased"."n", 0) AS "slot"
-        FROM "due" LEFT JOIN "leased" ON "leased"."endpointId" = "due"."endpointId")
-      UPDATE "WebhookDelivery" SET "leaseOwner" = ${owner}, "leaseUntil" = ${until}
-      WHERE "id" IN (SELECT "id" FROM "numbered" WHERE "slot" <= ${perEndpoint} ORDER BY "nextAttemptAt", "id" LIMIT ${limit})
-        AND "status" = 'pending' AND ("leaseUntil" IS NULL OR "leaseUntil" <= ${now})
-      RETURNING "id", "workspaceId", "endpointId", "eventId", "payload", "attempts"`;
+    const claimed = await prisma.$queryRaw<(Omit<Claimed, 'attempts'> & { attempts: number | bigint })[]>(
+      claimStatement({ now, until: new Date(now.getTime() + leaseMs), owner, perEndpoint, limit }),
+    );
     // Room ran out (the process's, or an endpoint's): more may be due, so freed room is used at once.
     const perEndpointClaimed = new Map<string, number>();
     for (const c of claimed) perEndpointClaimed.set(c.endpointId, (perEndpointClaimed.get(c.endpointId) ?? 0) + 1);
@@ -132,10 +142,10 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
         try {
           const endpoint = endpoints.get(endpointId);
           if (!endpoint) return; // deleted meanwhile: its deliveries went with it
-          const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])];
+          const sign = webhookSigner([endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])]);
           const attempted = await Promise.all(
             deliveries.map(async (delivery) => {
-              const headers = webhookHeaders(secrets, delivery.eventId, at, delivery.payload);
+              const headers = sign(delivery.eventId, at, delivery.payload);
               return { delivery, result: await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks }) };
             }),
           );

@@ -1,0 +1,2 @@
+-- DropIndex
+DROP INDEX "WebhookDelivery_workspaceId_id_idx";

@@ -1,5 +1,6 @@
 import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
+import { serialTransactions } from './serial-transactions.js';
 import { SqliteAdapterFactory } from './sqlite-adapter.js';
 
 /**
@@ -61,7 +62,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     // disks): with 4, a GraphQL page of 100 deals with their contacts scanned a small
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
-    const pool = (max: number) => new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS });
+    const pool = (max: number) => serialTransactions(new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS }));
     prisma = new PrismaClient({ adapter: pool(REQUEST_POOL_SIZE), ...settings } as never) as unknown as Db;
     makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: settings.errorFormat } as never) as unknown as Db;
   }

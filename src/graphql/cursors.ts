@@ -9,9 +9,8 @@ import type { KeyType, OrderKey } from './sorting.js';
  * truncated cursor is refused rather than read; the values are checked against the
  * keys' types anyway. It is not a secret: it holds nothing the list did not show.
  */
+/** A cursor as read (its list and sort were checked against the request's). */
 export interface Cursor {
-  list: string;
-  sort: string;
   /** true: the rows after the position; false: the rows before it (a `prev_cursor`). */
   forward: boolean;
   values: unknown[];
@@ -68,5 +67,5 @@ export function decodeCursor(text: string, list: string, keys: readonly OrderKey
   if (!Array.isArray(values) || values.length !== keys.length) return undefined;
   const decoded = keys.map((k, i) => decodeValue(k.type, k.nullable, values[i]));
   if (decoded.some((v) => v === undefined)) return undefined;
-  return { list, sort, forward: direction === 1, values: decoded };
+  return { forward: direction === 1, values: decoded };
 }

@@ -343,7 +343,7 @@ function webhookSection(h: WebhookFigures): string[] {
     `| answer of a write to its first attempt, ${h.latency.writes} writes sent at 200/s (answered at ${rate(h.latency.perSecond)}/s): p50 / p95 / max | ${ms(h.latency.p50)} / ${ms(h.latency.p95)} / ${ms(h.latency.max)} ms |`,
     `| a backlog of ${h.drain.deliveries} deliveries drained to a receiver that answers at once | ${rate(h.drain.perSecond)} deliveries/s (${h.drain.seconds.toFixed(2)} s) |`,
     '',
-    'The write rows alternate rounds (an endpoint made inactive, then active again), same connections and duration as above. The receiver runs in a process of its own (not the load generator), on 127.0.0.1.',
+    'The write rows alternate, after a warm-up of each (the endpoint made inactive or active; without then with, then with then without), same connections and duration as above. The receiver runs in a process of its own (not the load generator), on 127.0.0.1.',
     '',
   ];
 }

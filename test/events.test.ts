@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstIdAt } from '../src/db/ids.js';
 import { purgeEvents } from '../src/events/retention.js';
 import { schema } from '../src/graphql/schema.js';
 import { startBackgroundWork } from '../src/jobs/background.js';
@@ -629,6 +630,30 @@ describe('retention', () => {
     expect([firstRound, rest, deletes.length]).toEqual([500, 703, 3]);
     const left = (await other.get('/events?per_page=100')).body;
     expect([left.total, left.data[0].type]).toEqual([1, 'company.created']);
+  });
+
+  it('purges finished webhook deliveries made before the cutoff (by their ids), and keeps pending ones whatever their age', async () => {
+    const other = await newClient(app);
+    const endpoint = await created(other.post('/webhook-endpoints', { url: 'https://93.184.216.34/purge', events: ['deal.*'], is_active: false }));
+    const cutoff = new Date(Date.now() - 30 * 86_400_000);
+    const madeAt = (days: number, n: number) => `${firstIdAt(new Date(Date.now() - days * 86_400_000)).slice(0, 10)}${String(n).padStart(16, '0')}`;
+    const delivery = (id: string, status: string) => ({
+      id,
+      workspaceId: other.workspaceId,
+      endpointId: endpoint.id,
+      eventId: id,
+      eventType: 'deal.created',
+      payload: '{}',
+      status,
+      nextAttemptAt: status === 'pending' ? new Date() : null,
+      createdAt: new Date(),
+    });
+    const old = Array.from({ length: 7 }, (_, i) => delivery(madeAt(31, i), ['succeeded', 'failed', 'pending'][i % 3]!));
+    const recent = [delivery(madeAt(29, 0), 'succeeded'), delivery(madeAt(0, 1), 'failed')];
+    await app.database.prisma.webhookDelivery.createMany({ data: [...old, ...recent] });
+    expect(await purgeEvents(app.database.prisma, cutoff, () => false, 2)).toBe(0); // no event of this workspace is old
+    const left = await app.database.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, orderBy: { id: 'asc' }, select: { id: true, status: true } });
+    expect(left).toEqual([...old.filter((d) => d.status === 'pending'), ...recent].map(({ id, status }) => ({ id, status })));
   });
 
   it('the service runs the purge in the background with EVENT_RETENTION_DAYS', async () => {

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 
 /**
  * The ULID's random characters, from a pool of crypto-random bytes refilled 4 KiB at a
@@ -19,3 +19,6 @@ export function pooledRandom(): number {
 
 /** ULIDs, monotonic within the process: on one instance, id order is creation order. */
 export const newId: () => string = monotonicFactory(pooledRandom);
+
+/** The lowest id made at `time`: a ULID starts with its creation time, so every id made earlier sorts below it. */
+export const firstIdAt = (time: Date): string => `${encodeTime(time.getTime(), 10)}${'0'.repeat(16)}`;

@@ -64,11 +64,21 @@ async function endpoint(client: Client, url: string, events: string[] = ['user.*
 
 const deliveries = async (client: Client, endpointId: string, query = '') => (await client.get(`/webhook-endpoints/${endpointId}/deliveries?per_page=100${query}`)).body;
 
-/** The deliveries of an endpoint once none is pending any more. */
+/** The deliveries of an endpoint once none is pending any more; if they never settle, what they and their endpoint look like. */
 async function settled(client: Client, endpointId: string, count: number) {
-  await expect
-    .poll(async () => (await deliveries(client, endpointId)).data.filter((d: { status: string }) => d.status !== 'pending').length, { timeout: 15_000, interval: 20 })
-    .toBe(count);
+  try {
+    await expect
+      .poll(async () => (await deliveries(client, endpointId)).data.filter((d: { status: string }) => d.status !== 'pending').length, { timeout: 15_000, interval: 20 })
+      .toBe(count);
+  } catch (error) {
+    const { is_active, disabled_reason } = (await client.get(`/webhook-endpoints/${endpointId}`)).body;
+    const states: Record<string, number> = {};
+    for (const d of (await deliveries(client, endpointId)).data) {
+      const state = `${d.status} attempts=${d.attempts} error=${d.error} response=${d.response_status}`;
+      states[state] = (states[state] ?? 0) + 1;
+    }
+    throw new Error(`${(error as Error).message}\nendpoint: ${JSON.stringify({ is_active, disabled_reason })}\ndeliveries: ${JSON.stringify(states)}`);
+  }
   return (await deliveries(client, endpointId)).data;
 }
 

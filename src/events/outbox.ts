@@ -61,12 +61,10 @@ export async function saveEvents(db: Context['db'], recorder: EventRecorder): Pr
     await insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c])));
     return { events, deliveries: 0 };
   }
-  let count = 0;
   const rows = events.map((e) => {
     const to = deliveries.get(e);
-    count += to?.length ?? 0;
     return [...EVENT_COLUMNS.map((c) => e[c]), to ? eventPayload(e) : null, to ? JSON.stringify(to.map((endpointId) => [newId(), endpointId])) : null];
   });
   await insertRows(db, 'EventOutbox', OUTBOX_COLUMNS, rows);
-  return { events, deliveries: count };
+  return { events, deliveries: [...deliveries.values()].reduce((n, to) => n + to.length, 0) };
 }

@@ -3,9 +3,11 @@ import type { LookupAddress } from 'node:dns';
 import { once } from 'node:events';
 import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { threadId } from 'node:worker_threads';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isBlockedAddress } from '../src/webhooks/address-guard.js';
+import { attemptAll } from '../src/webhooks/attempts.js';
 import { postWebhook, retryAfterSeconds } from '../src/webhooks/send.js';
 import { newWebhookSecret, webhookSigner } from '../src/webhooks/signing.js';
 
@@ -309,6 +311,38 @@ describe.runIf(process.env.TEST_PROVIDER !== 'postgresql')('webhooks: outbound',
       expect(await checkWebhookUrl('http://127.0.0.1:1/', { allowPrivate: true }, noLookup)).toBeNull();
       expect(await checkWebhookUrl('http://private.example/', { allowPrivate: true }, noLookup)).toBeNull();
       expect(await checkWebhookUrl('http://u@127.0.0.1/', { allowPrivate: true }, noLookup)).toBe('The url must not contain user information.');
+    });
+  });
+  describe('attemptAll (the attempt thread)', () => {
+    it("signs and sends one endpoint's batch on a thread of its own, each result in its delivery's place", async () => {
+      // The receiver answers each request with its webhook-id, so a result out of place shows.
+      const rec = await receiver((res, req) => res.writeHead(req.headers['webhook-id'] === 'evt_b' ? 503 : 200, { 'Retry-After': '7' }).end(String(req.headers['webhook-id'])));
+      const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
+      const at = Date.now() - 1_500;
+      const deliveries = ['evt_a', 'evt_b', 'evt_c'].map((eventId) => ({ eventId, payload: JSON.stringify({ id: eventId }) }));
+      const { results, threadId: attemptedOn } = await attemptAll({ url: rec.url, secrets: [newSecret, oldSecret], at, deliveries, options: open });
+      expect(attemptedOn).not.toBe(threadId);
+      expect(results).toEqual([
+        { ok: true, status: 200, body: 'evt_a', error: null, retryAfterSeconds: null },
+        { ok: false, status: 503, body: 'evt_b', error: null, retryAfterSeconds: 7 },
+        { ok: true, status: 200, body: 'evt_c', error: null, retryAfterSeconds: null },
+      ]);
+      expect(rec.requests.map((r) => r.body).sort()).toEqual(deliveries.map((d) => d.payload));
+      for (const { req, body } of rec.requests) {
+        // One instant for the batch, the round's: in Unix seconds; every delivery signed by both secrets, each verifying alone.
+        expect(req.headers['webhook-timestamp']).toBe(String(Math.floor(at / 1000)));
+        expect(signed(req)['webhook-signature']!.split(' ')).toHaveLength(2);
+        for (const secret of [oldSecret, newSecret]) expect(new Webhook(secret).verify(body, signed(req))).toEqual({ id: req.headers['webhook-id'] });
+        expect(() => new Webhook(newWebhookSecret()).verify(body, signed(req))).toThrow('No matching signature found');
+      }
+    });
+
+    it('applies the address rules on the thread: a loopback target is refused unless private networks are allowed', async () => {
+      const rec = await receiver((res) => res.writeHead(204).end());
+      const batch = { url: rec.url, secrets: [newWebhookSecret()], at: Date.now(), deliveries: [{ eventId: 'evt_1', payload: '{}' }] };
+      expect((await attemptAll({ ...batch, options: guarded })).results).toEqual([{ ok: false, status: null, body: null, error: 'blocked_address', retryAfterSeconds: null }]);
+      expect(rec.requests).toHaveLength(0);
+      expect((await attemptAll({ ...batch, options: open })).results).toEqual([{ ok: true, status: 204, body: '', error: null, retryAfterSeconds: null }]);
     });
   });
 });

@@ -6,8 +6,8 @@ import { writeWithEvents } from '../events/outbox.js';
 import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
 import { logError } from '../log.js';
-import { type AttemptResult, SOCKETS_PER_ORIGIN, postWebhook } from './send.js';
-import { webhookSigner } from './signing.js';
+import { attemptAll } from './attempts.js';
+import { type AttemptResult, SOCKETS_PER_ORIGIN } from './send.js';
 
 export interface DeliveryConfig {
   timeoutMs: number;
@@ -114,8 +114,9 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
   }
 
   /**
-   * One round's attempts: its deliveries' endpoints read once, every attempt started at
-   * the same instant (the `webhook-timestamp` and `last_attempt_at` of each), and each
+   * One round's attempts: its deliveries' endpoints read once, each endpoint's signed and
+   * sent on the attempt thread (attempts.ts), every attempt started at the same instant
+   * (the `webhook-timestamp` and `last_attempt_at` of each), and each
    * endpoint's outcomes recorded together once its own attempts have ended, its slots
    * then given back (`release`): a slow receiver holds up only its own deliveries.
    */
@@ -142,13 +143,14 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
         try {
           const endpoint = endpoints.get(endpointId);
           if (!endpoint) return; // deleted meanwhile: its deliveries went with it
-          const sign = webhookSigner([endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])]);
-          const attempted = await Promise.all(
-            deliveries.map(async (delivery) => {
-              const headers = sign(delivery.eventId, at, delivery.payload);
-              return { delivery, result: await postWebhook(endpoint.url, delivery.payload, headers, { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks }) };
-            }),
-          );
+          const { results } = await attemptAll({
+            url: endpoint.url,
+            secrets: [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > at ? [endpoint.previousSecret] : [])],
+            at: at.getTime(),
+            deliveries: deliveries.map(({ eventId, payload }) => ({ eventId, payload })),
+            options: { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks },
+          });
+          const attempted = deliveries.map((delivery, i) => ({ delivery, result: results[i]! }));
           await recordSuccesses(attempted.filter((a) => a.result.ok), at, endpoint);
           for (const { delivery, result } of attempted) if (!result.ok) await recordFailure(delivery, at, result);
         } finally {

@@ -8,8 +8,9 @@ import type { KeyType, OrderKey } from './sorting.js';
  * opaque to clients (base64url) and carries a digest of its content, so an edited or
  * truncated cursor is refused rather than read; the values are checked against the
  * keys' types anyway. It is not a secret: it holds nothing the list did not show.
+ * As read, it is its direction and values: its list and sort were checked against the
+ * request's.
  */
-/** A cursor as read (its list and sort were checked against the request's). */
 export interface Cursor {
   /** true: the rows after the position; false: the rows before it (a `prev_cursor`). */
   forward: boolean;

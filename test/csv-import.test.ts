@@ -109,6 +109,42 @@ describe('CSV import', () => {
     expect((await api.get('/contacts')).body.data.map((c: { email: string }) => c.email)).toEqual(['good@x.io', 'also@x.io']);
   });
 
+  it('reads the rows an earlier run rejected again on a rerun: rejected again (exit 1), or taken once the data allows them', async () => {
+    const api = await newClient(app);
+    await api.post('/property-definitions', { object: 'contact', key: 'tier', label: 'Tier', type: 'enum', options: ['gold'] });
+    // Rejected rows in the first transaction (rows 3 and 900), the second (1,500) and the last one (2,100).
+    const rejected = new Set([3, 900, 1_500, 2_100]);
+    const lines = ['first_name,email,properties.tier'];
+    for (let i = 1; i <= 2_100; i++) lines.push(`R${i},r${i}@x.io,${rejected.has(i) ? 'bronze' : 'gold'}`);
+    const path = file('rejects.csv', `${lines.join('\n')}\n`);
+    const report = () => join(dir, `report-${Math.random()}.csv`);
+
+    const first = await importInto(api, 'contacts', path);
+    expect(first.code).toBe(1);
+    expect(JSON.parse(first.stdout)).toEqual({ created: 2_096, updated: 0, rejected: 4, skipped: 0 });
+
+    // The same file again: the committed rows are skipped, the rejected ones read and rejected again.
+    const againReport = report();
+    const again = await importInto(api, 'contacts', path, '--report', againReport);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout)).toEqual({ created: 0, updated: 0, rejected: 4, skipped: 2_096 });
+    expect(parse(readFileSync(againReport, 'utf8')).map((r: string[]) => r.slice(0, 3))).toEqual([
+      ['line', 'reasons', 'first_name'],
+      ...[...rejected].map((n) => [String(n + 1), 'The selected properties.tier is invalid.', `R${n}`]),
+    ]);
+    // A third run finds the same four: the second run's checkpoint kept them.
+    expect(JSON.parse((await importInto(api, 'contacts', path)).stdout)).toEqual({ created: 0, updated: 0, rejected: 4, skipped: 2_096 });
+
+    // Once the rule allows them, a rerun takes exactly those rows, and then there is nothing left to take.
+    const tier = (await api.get('/property-definitions')).body.data.find((d: { key: string }) => d.key === 'tier');
+    expect((await api.put(`/property-definitions/${tier.id}`, { options: ['gold', 'bronze'] })).status).toBe(200);
+    const taken = await importInto(api, 'contacts', path);
+    expect({ code: taken.code, summary: JSON.parse(taken.stdout) }).toEqual({ code: 0, summary: { created: 4, updated: 0, rejected: 0, skipped: 2_096 } });
+    expect(JSON.parse((await importInto(api, 'contacts', path)).stdout)).toEqual({ created: 0, updated: 0, rejected: 0, skipped: 2_100 });
+    expect((await api.get('/contacts')).body.total).toBe(2_100);
+    expect((await api.get('/events?type=contact.created')).body.total).toBe(2_100);
+  });
+
   it('refuses unknown columns and an unreadable file before writing anything (exit 2), and writes nothing on --dry-run', async () => {
     const api = await newClient(app);
     const unknown = await importInto(api, 'contacts', file('u.csv', 'first_name,email,shoe_size\nAda,ada@x.io,42\n'));

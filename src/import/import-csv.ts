@@ -54,7 +54,7 @@ export interface ImportSummary {
   created: number;
   updated: number;
   rejected: number;
-  /** Rows an earlier run of the same file committed: not written again. */
+  /** Rows an earlier run of the same file committed: not written again (rows it rejected are read again). */
   skipped: number;
 }
 
@@ -62,6 +62,8 @@ export interface ImportSummary {
 export class UnreadableImport extends Error {}
 
 interface Row {
+  /** Its place among the data rows: 1 is the first after the header. */
+  index: number;
   line: number;
   cells: string[];
   input: Record<string, unknown>;
@@ -105,8 +107,10 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   const spec = importSpec(schema, routes, options.resource);
   const propertyTypes = new Map<string, string>();
   if ('properties' in definition) for (const [key, { type }] of await activeDefinitions(context, definition.properties)) propertyTypes.set(key, type);
-  const checkpoint = await context.db.importCheckpoint.findFirst({ where: { resource: options.resource, fileHash: hash } });
-  const alreadyDone = options.dryRun ? 0 : (checkpoint?.rowsDone ?? 0);
+  const checkpoint = options.dryRun ? null : await context.db.importCheckpoint.findFirst({ where: { resource: options.resource, fileHash: hash } });
+  const earlier: EarlierRuns = { rowsDone: checkpoint?.rowsDone ?? 0, rejected: new Set(checkpoint ? (JSON.parse(checkpoint.rejectedRows) as number[]) : []) };
+  // The rows this run rejected, in the transactions committed so far (each checkpoint keeps them).
+  const rejectedBefore: number[] = [];
   const summary: ImportSummary = { created: 0, updated: 0, rejected: 0, skipped: 0 };
   const report = options.report ? createWriteStream(options.report) : undefined;
   const writer = new BatchWriter(schema, options.resource);
@@ -132,7 +136,11 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
     // committing first, would wait on each other for ever.
     const keys = writer.keysOf(rows);
     if (running.some((r) => [...keys].some((k) => r.keys.has(k)))) while (running.length > 0) await settle();
-    const done = writeChunk(context, writer, rows, { resource: options.resource, hash, rowsDone: rowsRead, dryRun: options.dryRun, after: previous });
+    const done = writeChunk(context, writer, rows, { resource: options.resource, hash, rowsRead, earlier, rejectedBefore, dryRun: options.dryRun, after: previous }).then((counts) => {
+      // Before the next transaction writes its checkpoint (it waits for this promise).
+      for (const row of rows) if (row.reasons) rejectedBefore.push(row.index);
+      return counts;
+    });
     // Its failure is met when it is settled, in order; until then it must not count as unhandled.
     done.catch(() => {});
     previous = done;
@@ -170,11 +178,11 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
         continue;
       }
       rowsRead += 1;
-      if (rowsRead <= alreadyDone) {
+      if (rowsRead <= earlier.rowsDone && !earlier.rejected.has(rowsRead)) {
         summary.skipped += 1;
         continue;
       }
-      const row: Row = { line, cells: record, input: rowInput(targets, record) };
+      const row: Row = { index: rowsRead, line, cells: record, input: rowInput(targets, record) };
       if (record.length !== header.length) row.reasons = [`The row has ${record.length} cells; the header has ${header.length}.`];
       chunk.push(row);
       if (chunk.length >= ROWS_PER_TRANSACTION) {
@@ -210,12 +218,25 @@ function importSpec(schema: GraphQLSchema, routes: RestRoute[], resource: Import
   };
 }
 
+/** What the checkpoint of earlier runs of the file says: rows up to `rowsDone` were read, and those in `rejected` not taken. */
+interface EarlierRuns {
+  rowsDone: number;
+  rejected: Set<number>;
+}
+
 /**
  * Writes one transaction's rows: each run of 100 through the batch mutation; the items
  * a mutation refuses are rejected with its reasons and the rest written again. The
- * checkpoint moves in the same transaction.
+ * checkpoint moves in the same transaction: the rows read so far (`rowsRead`), and
+ * which of them were not taken (by this run, or by an earlier one and not read again yet),
+ * so that a rerun reads exactly those again.
  */
-async function writeChunk(ctx: Context, writer: BatchWriter, rows: Row[], at: { resource: ImportResource; hash: string; rowsDone: number; dryRun: boolean; after?: Promise<unknown> }) {
+async function writeChunk(
+  ctx: Context,
+  writer: BatchWriter,
+  rows: Row[],
+  at: { resource: ImportResource; hash: string; rowsRead: number; earlier: EarlierRuns; rejectedBefore: number[]; dryRun: boolean; after?: Promise<unknown> },
+) {
   const counts = { created: 0, updated: 0 };
   const fresh = rows.map((r) => r.reasons);
   try {
@@ -234,10 +255,12 @@ async function writeChunk(ctx: Context, writer: BatchWriter, rows: Row[], at: { 
       // The transaction before commits first (and if it failed, this one rolls back).
       await at.after;
       if (at.dryRun) throw new DryRun();
+      const rejected = [...at.rejectedBefore, ...rows.filter((r) => r.reasons).map((r) => r.index), ...[...at.earlier.rejected].filter((n) => n > at.rowsRead)];
+      const checkpoint = { rowsDone: Math.max(at.rowsRead, at.earlier.rowsDone), rejectedRows: JSON.stringify(rejected.sort((a, b) => a - b)) };
       await inner.db.importCheckpoint.upsert({
         where: { workspaceId_resource_fileHash: { workspaceId: ctx.workspace.id, resource: at.resource, fileHash: at.hash } },
-        create: { ...newRow(ctx.workspace.id), resource: at.resource, fileHash: at.hash, rowsDone: at.rowsDone },
-        update: { rowsDone: at.rowsDone },
+        create: { ...newRow(ctx.workspace.id), resource: at.resource, fileHash: at.hash, ...checkpoint },
+        update: checkpoint,
       });
     });
   } catch (error) {

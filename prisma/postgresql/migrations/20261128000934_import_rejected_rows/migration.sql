@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ImportCheckpoint" ADD COLUMN     "rejectedRows" TEXT NOT NULL DEFAULT '[]';

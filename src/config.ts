@@ -67,6 +67,10 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(1).default(10),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(1).default(30),
   KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(1).default(5),
+  // After SIGTERM, /readyz answers 503 and new connections are still served this long, so that
+  // a load balancer sees the 503 first; at least the keep-alive timeout, so that no kept-alive
+  // connection is still open (and perhaps in use) when the server stops accepting.
+  DRAIN_DELAY_SECONDS: z.coerce.number().min(0).max(300).default(5),
   // info: an access-log line per request on stdout, errors on stderr; warn or error: errors only.
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   // Browser origins allowed to call the API (CORS); none by default.

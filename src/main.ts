@@ -1,5 +1,6 @@
 import './v8-flags.js';
 import cluster from 'node:cluster';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createKey } from './auth/api-keys.js';
 import { runPrimary, workerServing } from './cluster.js';
 import { loadConfig } from './config.js';
@@ -55,7 +56,11 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
   async function shutdown(signal: string) {
     if (stopping) return;
     stopping = true;
-    if (!cluster.isWorker) log(`${signal}: finishing in-flight requests`);
+    // Draining first: /readyz turns 503 and new connections are still served, so that a load
+    // balancer stops sending before the process stops accepting (API.md section 5).
+    running.drain();
+    if (!cluster.isWorker) log(`${signal}: draining for ${config.DRAIN_DELAY_SECONDS} s, then finishing in-flight requests`);
+    await sleep(config.DRAIN_DELAY_SECONDS * 1000);
     await Promise.all([running.close(), background.stop()]);
     await Promise.all([database.close(), store?.close?.()]);
     if (worker) log(worker.stoppedLine());

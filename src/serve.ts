@@ -3,6 +3,7 @@ import { STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { lingerOnClose } from './http/lingering-close.js';
+import { Shutdown } from './http/shutdown.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { setLogLevel } from './log.js';
@@ -12,7 +13,12 @@ import { type AppConfig, createApp } from './server.js';
 export interface RunningServer {
   url: string;
   server: Server;
-  /** Stops accepting, lets in-flight requests finish, then closes idle connections. */
+  /** The shutdown's first step: /readyz answers 503 and each answer closes its connection; everything is still served. */
+  drain(): void;
+  /**
+   * Stops accepting, ends the waits of requests waiting on others (503), closes idle
+   * connections, and resolves once every request in flight has its answer.
+   */
   close(): Promise<void>;
 }
 
@@ -40,6 +46,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 /** `rateLimitStore`: where the limit is counted when not in this process's memory (Redis, a cluster's primary). */
 export async function listen(database: Database, config: ListenConfig, rateLimitStore?: RateLimitStore): Promise<RunningServer> {
   setLogLevel(config.LOG_LEVEL ?? 'info');
+  const shutdown = new Shutdown();
   const server = createServer(
     {
       headersTimeout: (config.HEADERS_TIMEOUT_SECONDS ?? 10) * 1000,
@@ -48,7 +55,7 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
       // How often Node checks those two timeouts (its default, 30 s, would add up to that much).
       connectionsCheckingInterval: 1000,
     },
-    createApp(database, config, rateLimitStore),
+    createApp(database, config, rateLimitStore, shutdown),
   );
   server.keepAliveTimeout = (config.KEEP_ALIVE_TIMEOUT_SECONDS ?? 5) * 1000;
   server.maxConnections = config.MAX_CONNECTIONS ?? 1000;
@@ -63,8 +70,10 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
   return {
     url: `http://${host}:${port}`,
     server,
+    drain: () => shutdown.drain(),
     close: () =>
       new Promise<void>((resolve) => {
+        shutdown.stop();
         server.close(() => resolve());
         server.closeIdleConnections();
       }),

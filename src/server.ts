@@ -13,7 +13,8 @@ import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './http/gate.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
-import { bodyDrained, errorBody, json, sentBody } from './http/responses.js';
+import { SERVICE_UNAVAILABLE, bodyDrained, errorBody, json, sentBody } from './http/responses.js';
+import { Shutdown } from './http/shutdown.js';
 import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
@@ -31,13 +32,29 @@ function requestIdOf(request: Request): string {
   return given && /^[\x20-\x7E]{1,200}$/.test(given) ? given : randomUUID();
 }
 
-async function health(database: Database): Promise<Response> {
+/** How long `/readyz` waits for each dependency before it calls it down. */
+const READY_TIMEOUT_MS = 2_000;
+
+/** `ok` if `check` settles well within the timeout, else `down`. */
+async function probe(check: () => Promise<unknown>): Promise<'ok' | 'down'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'down'>((resolve) => (timer = setTimeout(() => resolve('down'), READY_TIMEOUT_MS)));
   try {
-    await database.prisma.$queryRawUnsafe('SELECT 1');
-    return json(200, { status: 'ok' });
-  } catch {
-    return json(503, { status: 'unavailable', message: 'Database unavailable.' });
+    return await Promise.race([check().then(() => 'ok' as const, () => 'down' as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/**
+ * Readiness (API.md section 5): the database, and Redis when the service counts there,
+ * each with a short timeout; 503 while either is down or the process drains for a shutdown.
+ */
+async function readiness(database: Database, store: RateLimitStore | undefined, shutdown: Shutdown): Promise<Response> {
+  const [db, redis] = await Promise.all([probe(() => database.prisma.$queryRawUnsafe('SELECT 1')), store?.ping && probe(() => store.ping!())]);
+  const checks: Record<string, string> = { database: db, ...(redis && { redis }), ...(shutdown.draining && { shutdown: 'draining' }) };
+  const ready = db === 'ok' && (redis ?? 'ok') === 'ok' && !shutdown.draining;
+  return ready ? json(200, { status: 'ok', checks }) : json(503, { ...errorBody(SERVICE_UNAVAILABLE), checks });
 }
 
 /** HEAD is GET without the body: the GET's status and headers (a Content-Length too, when the GET's answer has one). */
@@ -55,14 +72,18 @@ export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
 /** The paths that take no key: the checkout's public API, the providers' webhooks and the payment pages. */
 const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || path.startsWith('/api/v1/provider-webhooks/') || path.startsWith('/pay/');
 
-/** One handler for everything: /healthz, /graphql, /api/v1 and the payment pages. */
-export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore) {
+/**
+ * One handler for everything: /healthz, /readyz, /graphql, /api/v1 and the payment pages.
+ * `shutdown`: the process's drain and stop (SIGTERM), which readiness, connections and
+ * waiting requests follow.
+ */
+export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown()) {
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
   };
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings);
-  const idempotency = createIdempotency(database.prisma);
+  const idempotency = createIdempotency(database.prisma, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
   const publicGate = createPublicGate(database, config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore, settings);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
@@ -93,8 +114,10 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
       if (preflight) {
         facts.route = 'CORS preflight';
         response = origins.preflight(request);
-      } else if (path === '/healthz') {
-        response = request.method === 'GET' || head ? await health(database) : json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
+      } else if (path === '/healthz' || path === '/readyz') {
+        // Liveness touches nothing: a database outage must not get a process restarted.
+        if (request.method !== 'GET' && !head) response = json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
+        else response = path === '/healthz' ? json(200, { status: 'ok' }) : await readiness(database, rateLimitStore, shutdown);
       } else if (path === '/graphql') {
         // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);
@@ -120,8 +143,10 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     if (head) response = withoutBody(response);
     // A body left unread (a 401 comes before any body is read) would be taken for the next
     // request on a kept-alive connection: close it instead.
-    if (sentBody(request) && !bodyDrained(request)) response.headers.set('Connection', 'close');
-    const route = facts.route ?? (path === '/healthz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
+    // While the process drains, each answer ends its connection: the client's next request
+    // opens a new one, which the load balancer (seeing /readyz 503) sends elsewhere.
+    if ((sentBody(request) && !bodyDrained(request)) || shutdown.draining) response.headers.set('Connection', 'close');
+    const route = facts.route ?? (path === '/healthz' || path === '/readyz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
     logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts.workspaceId });
     return response;
   }

@@ -17,14 +17,18 @@ afterAll(async () => {
 });
 
 describe('unexpected failures', () => {
-  it('answer 500 with a masked message, never internals; /healthz says 503', async () => {
+  it('answer 500 with a masked message, never internals; /readyz says 503 and which check failed, /healthz 200', async () => {
     const rest = await send(`${broken.url}/api/v1/products`, 'GET', { headers: { 'X-Api-Key': key } });
     expect(rest.status).toBe(500);
     expect(rest.body).toEqual({ message: 'Server error.' });
     expect(rest.headers.get('x-request-id')).toBeTruthy();
-    const health = await send(`${broken.url}/healthz`, 'GET');
-    expect(health.status).toBe(503);
-    expect(health.body).toEqual({ status: 'unavailable', message: 'Database unavailable.' });
+    const ready = await send(`${broken.url}/readyz`, 'GET');
+    expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { message: 'Service unavailable.', checks: { database: 'down' } } });
+    // Liveness touches no dependency: a database outage is no reason to restart the process.
+    const live = await send(`${broken.url}/healthz`, 'GET');
+    expect({ status: live.status, body: live.body }).toEqual({ status: 200, body: { status: 'ok' } });
+    const healthyReady = await send(`${healthy.url}/readyz`, 'GET');
+    expect({ status: healthyReady.status, body: healthyReady.body }).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok' } } });
     const gql = await send(`${broken.url}/graphql`, 'POST', { body: { query: '{ products { total } }' }, headers: { 'X-Api-Key': key } });
     expect(gql.status).toBe(500);
     expect(gql.body.errors[0]).toMatchObject({ message: 'Server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });

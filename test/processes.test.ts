@@ -21,14 +21,14 @@ describe('the service process', () => {
     expect(listed.headers.get('x-ratelimit-limit')).toBeNull();
     first.child.kill('SIGTERM');
     expect((await once(first.child, 'exit'))[0]).toBe(0);
-    expect(first.stdout()).toContain('SIGTERM: finishing in-flight requests');
+    expect(first.stdout()).toContain('SIGTERM: draining for 0 s, then finishing in-flight requests');
 
     // A SIGTERM sent the moment the listening line is read is graceful too (the handler is set before that line).
     const second = await start({ DATABASE_URL: db.url });
     expect(second.output()).not.toMatch(/sg_[0-9A-Za-z]{32,}/);
     second.child.kill('SIGTERM');
     expect((await once(second.child, 'exit'))[0]).toBe(0);
-    expect(second.stdout()).toContain('SIGTERM: finishing in-flight requests');
+    expect(second.stdout()).toContain('SIGTERM: draining for 0 s, then finishing in-flight requests');
   });
 
   it('manages keys from the command line; a revoked key is refused by the running service within the recheck bound', async () => {

@@ -100,6 +100,9 @@ export async function connectRedisStore({ url, prefix, limit }: RedisStoreOption
       const { count, msLeft } = await within(ANSWER_TIMEOUT_MS, client.rateLimitHit(prefix + key, WINDOW_MS));
       return decide(keyLimit, count, msLeft);
     },
+    async ping() {
+      await within(ANSWER_TIMEOUT_MS, client.ping());
+    },
     // Closed once the server has drained, so no hit waits; a graceful QUIT would wait on a silent Redis.
     async close() {
       connected = false;

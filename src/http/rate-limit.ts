@@ -15,6 +15,8 @@ export interface RateLimitStore {
   readonly limit: number;
   /** `limit`: another limit than the store's own, for keys of another kind (client addresses of the public routes). */
   hit(key: string, limit?: number): Promise<RateLimitHit>;
+  /** Stores with a server of their own (Redis) answer this when it answers: `/readyz` asks. */
+  ping?(): Promise<void>;
   close?(): Promise<void>;
 }
 

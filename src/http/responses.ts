@@ -22,6 +22,9 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 export const errorBody = (message: string) => ({ message });
 
+/** The message of every 503: the process is stopping, or a dependency it needs does not answer. */
+export const SERVICE_UNAVAILABLE = 'Service unavailable.';
+
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Whether the client sent body bytes (a preflight or a DELETE has none, though `request.body` is a stream anyway). */

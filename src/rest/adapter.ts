@@ -3,7 +3,7 @@ import type { Context } from '../graphql/context.js';
 import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import type { Admit } from '../http/gate.js';
-import { errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
+import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
 import { Response } from '@whatwg-node/fetch';
 import { logError } from '../log.js';
 import { jsonValueErrors } from '../validation/json-values.js';
@@ -157,9 +157,9 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const { workspace, db } = admission.context;
     const result = await idempotent(db, workspace.id, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, sent) }, run);
     if ('conflict' in result) {
-      return result.conflict === 'mismatch'
-        ? refuse({ idempotency_key: ['The Idempotency-Key was already used with another request.'] })
-        : json(409, errorBody('A request with this Idempotency-Key is still in progress; retry later.'), { ...headers, 'Retry-After': '1' });
+      if (result.conflict === 'mismatch') return refuse({ idempotency_key: ['The Idempotency-Key was already used with another request.'] });
+      if (result.conflict === 'unavailable') return json(503, errorBody(SERVICE_UNAVAILABLE), { ...headers, 'Retry-After': '1' });
+      return json(409, errorBody('A request with this Idempotency-Key is still in progress; retry later.'), { ...headers, 'Retry-After': '1' });
     }
     return respond(result, result.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
   };

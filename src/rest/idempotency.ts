@@ -31,7 +31,8 @@ export function fingerprint(method: string, path: string, body: unknown): string
   return createHash('sha256').update(JSON.stringify([method, path, canonical(body ?? {})])).digest('hex');
 }
 
-export type IdempotentResult = (Outcome & { replayed: boolean }) | { conflict: 'mismatch' | 'in-progress' };
+/** `unavailable`: the process stops serving while the request waits for the key's first request. */
+export type IdempotentResult = (Outcome & { replayed: boolean }) | { conflict: 'mismatch' | 'in-progress' | 'unavailable' };
 
 /**
  * `Idempotency-Key` on POST: the first request with a key claims it with one insert
@@ -40,9 +41,10 @@ export type IdempotentResult = (Outcome & { replayed: boolean }) | { conflict: '
  * that answer, waiting while the first is still running. Only successes are kept: a
  * refused or failed request changed nothing, so its key is released for a retry.
  * Records live 24 hours; expired ones are purged as requests come, at most once a
- * minute per process, so no separate job is needed.
+ * minute per process, so no separate job is needed. A retry waiting when `stopping` is
+ * aborted (the server stops accepting) answers at once: its wait is not the process's work.
  */
-export function createIdempotency(prisma: Db) {
+export function createIdempotency(prisma: Db, stopping?: AbortSignal) {
   let lastPurge = 0;
   // Every workspace's expired records, in one indexed statement (on createdAt).
   const purgeExpired = async (now: number) => {
@@ -82,7 +84,9 @@ export function createIdempotency(prisma: Db) {
       if (record.requestHash !== request.hash) return { conflict: 'mismatch' };
       if (record.status !== IN_PROGRESS) return { status: record.status, body: JSON.parse(record.responseBody), replayed: true };
       if (now - started >= WAIT_MS) return { conflict: 'in-progress' };
-      await sleep(Math.min(250, 10 * 2 ** Math.min(attempt, 5)));
+      if (stopping?.aborted) return { conflict: 'unavailable' };
+      await sleep(Math.min(250, 10 * 2 ** Math.min(attempt, 5)), undefined, { signal: stopping }).catch(() => {});
+      if (stopping?.aborted) return { conflict: 'unavailable' };
     }
   };
 }

@@ -45,12 +45,6 @@
     general.textContent = !shown && message ? message : '';
     general.hidden = !general.textContent;
   }
-  function showAmounts(q) {
-    ['subtotal', 'discount', 'interest', 'total'].forEach(function (name) {
-      var dd = form.querySelector('[data-amount="' + name + '"]');
-      if (dd) dd.textContent = format.format(q[name]);
-    });
-  }
   function post(path, body, headers) {
     return fetch(api + path, {
       method: 'POST',
@@ -64,14 +58,51 @@
     var code = value('coupon_code');
     return code ? code : undefined;
   }
+  // The amounts and every installment option come from the page itself, posted as the form
+  // posts without JavaScript: one rendering of the prices (after a coupon too), whichever way.
+  function showQuoted(fresh) {
+    ['subtotal', 'discount', 'interest', 'total'].forEach(function (name) {
+      var dd = form.querySelector('[data-amount="' + name + '"]');
+      var twin = fresh.querySelector('[data-amount="' + name + '"]');
+      if (dd && twin) dd.textContent = twin.textContent;
+    });
+    // Each option's text is replaced in place, so that focus stays on the radio the payer is on.
+    form.querySelectorAll('input[name="installments"]').forEach(function (input) {
+      var twin = fresh.querySelector('input[name="installments"][value="' + input.value + '"]');
+      if (twin && twin.nextElementSibling && input.nextElementSibling) input.nextElementSibling.textContent = twin.nextElementSibling.textContent;
+    });
+  }
+  function errorsIn(fresh) {
+    var errors = {};
+    fresh.querySelectorAll('[data-error-for]').forEach(function (p) {
+      if (p.textContent) errors[p.getAttribute('data-error-for')] = [p.textContent];
+    });
+    return errors;
+  }
   var latest = 0;
   function quote() {
     var asked = ++latest;
-    return post('/quote', { installments: installments(), coupon_code: couponCode() }).then(function (r) {
-      if (asked !== latest) return;
-      if (r.status === 200) { showErrors(null); showAmounts(r.body); }
-      else showErrors(r.body.errors, r.body.message);
-    }).catch(function () { showErrors(null, 'The amounts could not be updated; check your connection.'); });
+    var body = new URLSearchParams();
+    body.set('action', 'quote');
+    body.set('installments', String(installments()));
+    if (couponCode()) body.set('coupon_code', couponCode());
+    return fetch(window.location.pathname, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html' }, body: body.toString() })
+      .then(function (response) {
+        return response.text().then(function (html) { return { status: response.status, page: new DOMParser().parseFromString(html, 'text/html') }; });
+      })
+      .then(function (r) {
+        if (asked !== latest) return;
+        var fresh = r.page.getElementById('checkout');
+        if (r.status === 200 && fresh) { showErrors(null); showQuoted(fresh); return; }
+        if (r.status === 422 && fresh) {
+          var general = fresh.querySelector('.error[role="alert"]');
+          showErrors(errorsIn(fresh), general ? general.textContent : '');
+          return;
+        }
+        var said = r.page.querySelector('main p');
+        showErrors(null, said ? said.textContent : 'The amounts could not be updated; try again in a moment.');
+      })
+      .catch(function () { showErrors(null, 'The amounts could not be updated; check your connection.'); });
   }
 
   form.addEventListener('change', function (event) {

@@ -194,6 +194,74 @@ describe('the test provider and the result page', () => {
   });
 });
 
+describe('the payment page', () => {
+  const form = (token: string, fields: Record<string, string>) =>
+    send(`${app.url}/pay/${token}`, 'POST', { raw: new URLSearchParams(fields).toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+  /** Each installment option's text on a page, by its number of installments. */
+  const optionsOf = (html: string) =>
+    Object.fromEntries([...html.matchAll(/<input type="radio" name="installments" value="(\d+)"[^>]*> <span>([^<]*)<\/span>/g)].map((m) => [Number(m[1]), m[2]]));
+  const money = (n: number) => `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+  it('prices every installment option after the coupon applied (and before, once it is removed), as the quotes do', async () => {
+    const { api, link, token } = await shop({ amount: 120, max_installments: 6, interest_rate: 1.5 });
+    await api.post('/payment-coupons', { code: 'TENOFF', type: 'percent', value: 10, payment_link_id: link.id });
+    // 120 at 1.5% a month over 6: 120 * 0.015 / (1 - 1.015^-6) = 21.063 -> 21.06, total 126.36.
+    const plain = optionsOf((await send(`${app.url}/pay/${token}`, 'GET')).text);
+    expect(plain[6]).toBe('6 × $21.06 (total $126.36, interest $6.36)');
+
+    const applied = await form(token, { action: 'quote', installments: '6', coupon_code: 'tenoff' });
+    expect(applied.status).toBe(200);
+    const options = optionsOf(applied.text);
+    // 108 (120 less 10%) over 6: 108 * 0.015 / (1 - 1.015^-6) = 18.957 -> 18.96, total 113.76.
+    expect(options[1]).toBe('Pay in full: $108.00');
+    expect(options[6]).toBe('6 × $18.96 (total $113.76, interest $5.76)');
+    expect(applied.text).toContain('<dd data-amount="total">$113.76</dd>');
+    // Every option reads what the quote of that choice, with the coupon, charges.
+    for (let n = 1; n <= 6; n++) {
+      const q = (await pub(`/payment-links/${token}/quote`, 'POST', { installments: n, coupon_code: 'TENOFF' })).body;
+      expect([n, options[n]]).toEqual([n, n === 1 ? `Pay in full: ${money(q.total)}` : `${n} × ${money(q.installment_amount)} (total ${money(q.total)}, interest ${money(q.interest)})`]);
+    }
+    // The coupon removed: the undiscounted prices again.
+    const removed = await form(token, { action: 'quote', installments: '6', coupon_code: '' });
+    expect(optionsOf(removed.text)).toEqual(plain);
+    // The quote's REST answer keeps exactly its fields; the options are GraphQL's (and the page's).
+    expect(Object.keys((await pub(`/payment-links/${token}/quote`, 'POST', { installments: 6, coupon_code: 'TENOFF' })).body).sort()).toEqual(
+      ['coupon', 'currency', 'discount', 'installment_amount', 'installments', 'interest', 'schedule', 'subtotal', 'total'],
+    );
+  });
+
+  it('shows a receipt once paid: what was bought, the amounts, each installment with its date, the date, and a reference the merchant can find', async () => {
+    const { api, account } = await shop();
+    const product = (await api.post('/products', { name: 'Seat <A&B>', sku: `S-${Date.now()}`, type: 'service', price: 300, currency: 'USD', unit: 'seat' })).body;
+    const link = (await api.post('/payment-links', { name: 'Seats', currency: 'USD', max_installments: 3, interest_rate: 2, payment_provider_account_id: account.id, product_ids: [product.id] })).body;
+    await api.post(`/payment-links/${link.id}/activate`);
+    await api.post('/payment-coupons', { code: 'FIFTY', type: 'amount', value: 50, payment_link_id: link.id });
+    const checkout = (await pub(`/payment-links/${link.public_token}/checkouts`, 'POST', { installments: 3, coupon_code: 'FIFTY', payer })).body;
+    await fetch(checkout.next_action.url, { method: 'POST', body: 'decision=approve', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+
+    const receipt = (await send(`${app.url}/pay/checkouts/${checkout.checkout_id}`, 'GET')).text;
+    expect(receipt).toContain('data-status="paid"');
+    expect(receipt).toContain('<li><span>Seat &#60;A&#38;B&#62;</span> <span>$300.00</span></li>');
+    // 250 at 2% over 3: 250 * 0.02 / (1 - 1.02^-3) = 86.688 -> 86.69, total 260.07.
+    expect(checkout).toMatchObject({ subtotal: 300, discount: 50, total: 260.07, interest: 10.07, installment_amount: 86.69 });
+    for (const [name, shown] of [['subtotal', '$300.00'], ['discount', '$50.00'], ['interest', '$10.07'], ['total', '$260.07']]) {
+      expect(receipt).toContain(`<dd data-amount="${name}">${shown}</dd>`);
+    }
+    expect(receipt).toContain('<dt>Discount (FIFTY)</dt>');
+    expect(receipt).toContain('<caption>3 installments</caption>');
+    const rows = [...receipt.matchAll(/<tr><td>(\d+)<\/td><td><time datetime="([\d-]+)">[\d-]+<\/time><\/td><td data-installment="\d+">([^<]+)<\/td><\/tr>/g)].map((m) => [Number(m[1]), m[2], m[3]]);
+    expect(rows).toEqual(checkout.schedule.map((s: { number: number; due_date: string; amount: number }) => [s.number, s.due_date, money(s.amount)]));
+    expect(rows).toHaveLength(3);
+    const stored = await app.database.prisma.checkout.findUniqueOrThrow({ where: { token: checkout.checkout_id }, select: { createdAt: true } });
+    expect(receipt).toContain(`<time datetime="${stored.createdAt.toISOString()}">`);
+    // The reference is the start of the checkout id: the merchant's search of transactions finds the payment by it.
+    const reference = /<dd data-receipt="reference">([^<]+)<\/dd>/.exec(receipt)![1]!;
+    expect(reference).toBe(checkout.checkout_id.slice(0, 12));
+    const found = (await api.get(`/payment-transactions?search=${encodeURIComponent(reference)}`)).body;
+    expect(found.data.map((t: { status: string; amount: number }) => [t.status, t.amount])).toEqual([['paid', 260.07]]);
+  });
+});
+
 describe('signed provider webhooks', () => {
   const sign = (secret: string, body: string, at = new Date(), id = `msg_${Math.random()}`) => {
     const signature = new Webhook(secret).sign(id, at, body);

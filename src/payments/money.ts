@@ -151,6 +151,11 @@ export function installmentPlan(principal: Minor, installments: number, interest
   };
 }
 
+/** The plan of every choice a link offers: 1..`maxInstallments` payments of `principal` (after any coupon). */
+export function installmentPlans(principal: Minor, maxInstallments: number, interestRatePercent: DecimalInput): Plan[] {
+  return Array.from({ length: maxInstallments }, (_, k) => installmentPlan(principal, k + 1, interestRatePercent));
+}
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A date as YYYY-MM-DD parts, UTC; throws on anything else (2026-02-30 included). */

@@ -81,6 +81,11 @@ describe('the payment page', () => {
       // 1100 at 1.5% over 6 months: 193.08 each, total 1158.48.
       await expect.poll(() => total.textContent()).toBe('$1,158.48');
       await expect.poll(() => page.locator('[data-amount="discount"]').textContent()).toBe('$100.00');
+      // Every option is priced after the coupon: the one chosen, and the others (1100 at 1.5% over 12: 100.85 each).
+      await expect.poll(() => page.getByRole('radio', { name: /^6 / }).evaluate((r) => r.parentElement!.textContent)).toBe(' 6 × $193.08 (total $1,158.48, interest $58.48)');
+      expect(await page.getByRole('radio', { name: /^12 / }).evaluate((r) => r.parentElement!.textContent)).toBe(' 12 × $100.85 (total $1,210.20, interest $110.20)');
+      expect(await page.getByRole('radio', { name: /^Pay in full/ }).evaluate((r) => r.parentElement!.textContent)).toBe(' Pay in full: $1,100.00');
+      expect(await page.getByRole('radio', { name: /^6 / }).isChecked()).toBe(true);
 
       await page.getByLabel('Name').fill('Ada Lovelace');
       await page.getByLabel('E-mail').fill('ada@example.com');
@@ -91,6 +96,13 @@ describe('the payment page', () => {
       await page.waitForURL(/\/pay\/checkouts\/[A-Za-z0-9_-]+$/);
       await expect.poll(() => page.locator('[data-status]').getAttribute('data-status')).toBe('paid');
       expect(await page.getByRole('status').textContent()).toContain('Paid');
+      // The receipt: its reference, the six installments with their dates, the total.
+      expect(await page.getByRole('heading', { name: 'Receipt' }).isVisible()).toBe(true);
+      expect(await page.locator('[data-receipt="reference"]').textContent()).toMatch(/^[A-Za-z0-9_-]{12}$/);
+      expect(await page.getByRole('table').locator('tbody tr').count()).toBe(6);
+      expect(await page.locator('[data-installment="6"]').textContent()).toBe('$193.08');
+      expect(await page.locator('[data-amount="total"]').textContent()).toBe('$1,158.48');
+      expect(await noHorizontalScroll(page)).toBe(true);
 
       const [transaction] = (await api.get('/payment-transactions')).body.data;
       expect(transaction).toMatchObject({ status: 'paid', amount: 1158.48 });
@@ -137,6 +149,7 @@ describe('the payment page', () => {
       await plain.getByRole('button', { name: 'Apply' }).click();
       // 1100 at 1.5% over 3 months: 377.72 each, total 1133.16.
       expect(await plain.locator('[data-amount="total"]').textContent()).toBe('$1,133.16');
+      expect(await plain.getByRole('radio', { name: /^3 / }).evaluate((r) => r.parentElement!.textContent)).toBe(' 3 × $377.72 (total $1,133.16, interest $33.16)');
       await plain.getByLabel('Name').fill('Plain Payer');
       await plain.getByLabel('E-mail').fill('plain@example.com');
       await plain.getByRole('button', { name: 'Pay' }).click();

@@ -7,7 +7,7 @@ import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { ErrorCode, invalidField } from '../../graphql/errors.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
-import { type Quote, fromMinor, installmentPlan, linkSubtotal, quote } from '../../payments/money.js';
+import { type Minor, type Quote, fromMinor, installmentPlans, linkSubtotal, quote } from '../../payments/money.js';
 import { adapterFor } from '../../payments/providers.js';
 import { parseInput } from '../../validation/parse.js';
 import { contactForPayer } from '../contacts/contacts.schema.js';
@@ -39,8 +39,10 @@ const PublicProduct = builder.objectRef<{ name: string; price: number; currency:
   fields: (t) => ({ name: t.exposeString('name'), price: t.exposeFloat('price'), currency: t.exposeString('currency') }),
 });
 
+type ShownOption = { installments: number; installmentAmount: number; total: number; interest: number };
+
 const InstallmentOption = builder
-  .objectRef<{ installments: number; installmentAmount: number; total: number; interest: number }>('InstallmentOption')
+  .objectRef<ShownOption>('InstallmentOption')
   .implement({
     description: 'Paying the link in `installments` monthly payments: `installmentAmount` is the last one (the first may carry the remainder).',
     fields: (t) => ({
@@ -64,7 +66,7 @@ interface ShownLink {
   billingCycles: number | null;
   maxInstallments: number;
   interestRate: number;
-  installmentOptions: { installments: number; installmentAmount: number; total: number; interest: number }[];
+  installmentOptions: ShownOption[];
 }
 
 const PublicPaymentLink = builder.objectRef<ShownLink>('PublicPaymentLink').implement({
@@ -106,7 +108,19 @@ const amountFields = (t: any) => ({
   coupon: t.field({ type: QuotedCoupon, nullable: true, resolve: (q: ShownAmounts) => q.coupon }),
 });
 
-const CheckoutQuote = builder.objectRef<ShownAmounts>('CheckoutQuote').implement({ fields: (t) => amountFields(t) });
+/** A quote, and what each of the link's choices costs with the same coupon (the payer's page shows them all). */
+type QuotedAmounts = ShownAmounts & { installmentOptions: ShownOption[] };
+
+const CheckoutQuote = builder.objectRef<QuotedAmounts>('CheckoutQuote').implement({
+  fields: (t) => ({
+    ...amountFields(t),
+    installmentOptions: t.field({
+      type: [InstallmentOption],
+      description: "Every installment choice of the link, priced after this quote's coupon (as `PublicPaymentLink.installmentOptions` is before any).",
+      resolve: (q) => q.installmentOptions,
+    }),
+  }),
+});
 
 const NextActionType = builder.objectRef<{ type: string; url: string }>('CheckoutNextAction').implement({
   fields: (t) => ({ type: t.exposeString('type', { description: '`redirect`: send the payer to `url`.' }), url: t.exposeString('url') }),
@@ -115,7 +129,9 @@ const NextActionType = builder.objectRef<{ type: string; url: string }>('Checkou
 interface ShownCheckout extends ShownAmounts {
   checkoutId: string;
   status: string;
-  paymentLink: { name: string; publicToken: string };
+  createdAt: Date;
+  /** `id` is never shown: the products are read by it only when asked for (the receipt page). */
+  paymentLink: { id: string; name: string; publicToken: string };
   nextAction: { type: string; url: string } | null;
 }
 
@@ -124,10 +140,22 @@ const PublicCheckout = builder.objectRef<ShownCheckout>('Checkout').implement({
   fields: (t) => ({
     checkoutId: t.exposeString('checkoutId'),
     status: t.exposeString('status'),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the payer started the checkout.' }),
     ...amountFields(t),
     paymentLink: t.field({
-      type: builder.objectRef<{ name: string; publicToken: string }>('CheckoutPaymentLink').implement({
-        fields: (l) => ({ name: l.exposeString('name'), publicToken: l.exposeString('publicToken') }),
+      type: builder.objectRef<ShownCheckout['paymentLink']>('CheckoutPaymentLink').implement({
+        fields: (l) => ({
+          name: l.exposeString('name'),
+          publicToken: l.exposeString('publicToken'),
+          products: l.field({
+            type: [PublicProduct],
+            description: "The link's products, as its page shows them.",
+            resolve: async (p, _args, ctx) => {
+              const link = await ctx.db.paymentLink.findUnique({ where: { id: p.id }, select: PRODUCTS_SELECT });
+              return (link?.products ?? []).map((product) => ({ name: product.name, price: product.price.toNumber(), currency: product.currency }));
+            },
+          }),
+        }),
       }),
       resolve: (c) => c.paymentLink,
     }),
@@ -150,11 +178,13 @@ const CreateCheckoutInputType = inputTypeFrom('CreateCheckoutInput', CreateCheck
 
 // --- Reading a link as the checkout needs it.
 
+const PRODUCTS_SELECT = { products: { select: { name: true, price: true, currency: true }, orderBy: { id: 'asc' } } } as const;
+
 const LINK_SELECT = {
   id: true, publicToken: true, name: true, description: true, amount: true, currency: true, isActive: true,
   maxInstallments: true, interestRate: true, isRecurring: true, intervalUnit: true, intervalCount: true, billingCycles: true,
   providerAccountId: true, providerAccount: { select: { provider: true } },
-  products: { select: { name: true, price: true, currency: true }, orderBy: { id: 'asc' } },
+  ...PRODUCTS_SELECT,
 } as const;
 
 /** An active link of the caller's workspace by its public token (a public caller's gate found it; a key's caller may name another workspace's: 404 alike). */
@@ -165,14 +195,22 @@ async function activeLink(ctx: Context, publicToken: string) {
 }
 type ActiveLink = Awaited<ReturnType<typeof activeLink>>;
 
+/** What each installment choice of `link` costs when `principal` (the subtotal, less any coupon) is paid. */
+function installmentOptions(link: ActiveLink, principal: Minor): ShownOption[] {
+  const money = (minor: bigint) => fromMinor(minor, link.currency);
+  return installmentPlans(principal, link.isRecurring ? 1 : link.maxInstallments, link.interestRate).map((plan) => ({
+    installments: plan.installments,
+    installmentAmount: money(plan.installmentAmount),
+    total: money(plan.total),
+    interest: money(plan.interest),
+  }));
+}
+
 function showLink(link: ActiveLink): ShownLink {
   const subtotal = linkSubtotal(link);
   if (subtotal === undefined) throw cannotBePaid();
   const money = (minor: bigint) => fromMinor(minor, link.currency);
-  const options = Array.from({ length: link.isRecurring ? 1 : link.maxInstallments }, (_, k) => {
-    const plan = installmentPlan(subtotal, k + 1, link.interestRate);
-    return { installments: k + 1, installmentAmount: money(plan.installmentAmount), total: money(plan.total), interest: money(plan.interest) };
-  });
+  const options = installmentOptions(link, subtotal);
   return {
     publicToken: link.publicToken,
     name: link.name,
@@ -234,7 +272,8 @@ async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout>
     where: { token },
     select: {
       token: true,
-      paymentLink: { select: { name: true, publicToken: true, providerAccount: { select: { provider: true } } } },
+      createdAt: true,
+      paymentLink: { select: { id: true, name: true, publicToken: true, providerAccount: { select: { provider: true } } } },
       transaction: { select: { status: true, metadata: true } },
     },
   });
@@ -246,7 +285,8 @@ async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout>
     ...shown,
     checkoutId: checkout.token,
     status: checkout.transaction.status,
-    paymentLink: { name: checkout.paymentLink.name, publicToken: checkout.paymentLink.publicToken },
+    createdAt: checkout.createdAt,
+    paymentLink: { id: checkout.paymentLink.id, name: checkout.paymentLink.name, publicToken: checkout.paymentLink.publicToken },
     nextAction: pending && adapter && ctx.origin ? adapter.nextAction({ checkoutId: checkout.token, origin: ctx.origin }) : null,
   };
 }
@@ -266,7 +306,8 @@ builder.queryFields((t) => ({
       const link = await activeLink(ctx, publicToken);
       const { installments, couponCode } = parseInput(CheckoutQuoteInput, input, ctx);
       const now = new Date();
-      return amounts(link, installments, await couponFor(ctx, link, couponCode, now), now);
+      const shown = amounts(link, installments, await couponFor(ctx, link, couponCode, now), now);
+      return { ...shown, installmentOptions: installmentOptions(link, shown.quote.principal) };
     },
   }),
   checkout: t.field({

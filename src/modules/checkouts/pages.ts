@@ -65,10 +65,19 @@ const notFoundPage = (message: string, headers: Record<string, string> = {}) => 
 const DOCUMENTS = {
   link: `query ($publicToken: String!) { publicPaymentLink(publicToken: $publicToken) { ${PUBLIC_LINK_FIELDS} } }`,
   quote: `query ($publicToken: String!, $input: CheckoutQuoteInput!) {
-    checkoutQuote(publicToken: $publicToken, input: $input) { currency subtotal discount total interest installments installmentAmount coupon { code } }
+    checkoutQuote(publicToken: $publicToken, input: $input) {
+      currency subtotal discount total interest installments installmentAmount coupon { code }
+      installmentOptions { installments installmentAmount total interest }
+    }
   }`,
   create: `mutation ($publicToken: String!, $input: CreateCheckoutInput!) { createCheckout(publicToken: $publicToken, input: $input) { checkoutId nextAction { url } } }`,
-  checkout: `query ($checkoutId: String!) { checkout(checkoutId: $checkoutId) { checkoutId status currency total installments installmentAmount paymentLink { name publicToken } nextAction { url } } }`,
+  checkout: `query ($checkoutId: String!) {
+    checkout(checkoutId: $checkoutId) {
+      checkoutId status createdAt currency subtotal discount interest total installments installmentAmount
+      schedule { number amount dueDate } coupon { code }
+      paymentLink { name publicToken products { name price currency } } nextAction { url }
+    }
+  }`,
   decide: `mutation ($id: ID!, $input: AppendPaymentTransactionEventInput!) { appendPaymentTransactionEvent(transactionId: $id, input: $input) { created } }`,
 };
 
@@ -78,7 +87,15 @@ type Link = {
   billingCycles: number | null; maxInstallments: number; interestRate: number;
   installmentOptions: { installments: number; installmentAmount: number; total: number; interest: number }[];
 };
-type Quote = { currency: string; subtotal: number; discount: number; total: number; interest: number; installments: number; installmentAmount: number; coupon: { code: string } | null };
+type Option = Link['installmentOptions'][number];
+type Quote = {
+  currency: string; subtotal: number; discount: number; total: number; interest: number; installments: number; installmentAmount: number;
+  coupon: { code: string } | null; installmentOptions: Option[];
+};
+type Receipt = Omit<Quote, 'installmentOptions'> & {
+  checkoutId: string; status: string; createdAt: string; schedule: { number: number; amount: number; dueDate: string }[];
+  paymentLink: { name: string; publicToken: string; products: Link['products'] }; nextAction: { url: string } | null;
+};
 type Problem = { status: number; message: string; errors?: Record<string, string[]> };
 
 const STATUS_TEXT: Record<string, string> = {
@@ -188,14 +205,14 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
   }
 
   async function resultPage(checkoutId: string, context: Context): Promise<Response> {
-    const found = await run<{ status: string; currency: string; total: number; paymentLink: { name: string; publicToken: string }; nextAction: { url: string } | null }>('checkout', { checkoutId }, context);
+    const found = await run<Receipt>('checkout', { checkoutId }, context);
     if ('problem' in found) return notFoundPage(found.problem.message);
     const c = found.data;
     const next = c.nextAction ? `<p><a href="${escape(c.nextAction.url)}">Continue to the payment</a></p>` : '';
     return page(200, `${STATUS_TEXT[c.status] ?? c.status}: ${c.paymentLink.name}`, `<h1>${escape(c.paymentLink.name)}</h1>
 <p class="status status-${escape(c.status)}" role="status">Status: <strong data-status="${escape(c.status)}">${escape(STATUS_TEXT[c.status] ?? c.status)}</strong></p>
-<p>Total: ${escape(formatMoney(c.total, c.currency))}</p>
-${next}`);
+${next}
+${receiptBody(c)}`);
   }
 
   /** The built-in test provider's page: Approve or Decline record payment.paid or payment.failed through ingestion. */
@@ -243,7 +260,8 @@ function linkBody(link: Link, form: Record<string, string>, quoted: Quote | unde
   const recurrence = link.isRecurring
     ? `<p class="recurrence">Charged every ${escape(unit)}${link.billingCycles ? `, ${link.billingCycles} times` : ', until canceled'}.</p>`
     : '';
-  const options = link.installmentOptions
+  // After a coupon, every choice is priced on the discounted amount, as the checkout will be.
+  const options = (quoted?.installmentOptions ?? link.installmentOptions)
     .map(
       (o) => `<label class="option"><input type="radio" name="installments" value="${o.installments}"${o.installments === chosen ? ' checked' : ''}> <span>${o.installments === 1 ? `Pay in full: ${money(o.total)}` : `${o.installments} × ${money(o.installmentAmount)} (total ${money(o.total)}${o.interest > 0 ? `, interest ${money(o.interest)}` : ''})`}</span></label>`,
     )
@@ -281,4 +299,42 @@ ${fieldError('payer.name', 'payer_name-error')}
 ${fieldError('payer.email', 'payer_email-error')}
 <button type="submit" name="action" value="pay" class="pay">Pay</button>
 </form>`;
+}
+
+/** The first characters of the checkout id: enough to find the payment (the merchant's `GET /payment-transactions?search=`), too few to open the checkout. */
+export const receiptReference = (checkoutId: string) => checkoutId.slice(0, 12);
+
+/** What a receipt shows: what was bought, the amounts, each installment or charge with its date, when, and a reference to quote. */
+function receiptBody(c: Receipt): string {
+  const money = (n: number) => escape(formatMoney(n, c.currency));
+  const when = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(c.createdAt));
+  const products = c.paymentLink.products.length
+    ? `<ul class="products">${c.paymentLink.products.map((p) => `<li><span>${escape(p.name)}</span> <span>${escape(formatMoney(p.price, p.currency))}</span></li>`).join('')}</ul>`
+    : '';
+  const rows = c.schedule
+    .map((s) => `<tr><td>${s.number}</td><td><time datetime="${escape(s.dueDate)}">${escape(s.dueDate)}</time></td><td data-installment="${s.number}">${money(s.amount)}</td></tr>`)
+    .join('\n');
+  // A recurring link's schedule lists its charges; an installment plan its installments.
+  const caption = c.installments > 1 ? `${c.installments} installments` : c.schedule.length > 1 ? 'Charges' : 'Payment';
+  return `<section class="receipt" aria-labelledby="receipt-title">
+<h2 id="receipt-title">Receipt</h2>
+<dl class="facts">
+<div><dt>Reference</dt><dd data-receipt="reference">${escape(receiptReference(c.checkoutId))}</dd></div>
+<div><dt>Date</dt><dd data-receipt="date"><time datetime="${escape(c.createdAt)}">${escape(when)} UTC</time></dd></div>
+</dl>
+${products}
+<dl class="amounts">
+<div><dt>Subtotal</dt><dd data-amount="subtotal">${money(c.subtotal)}</dd></div>
+<div><dt>Discount${c.coupon ? ` (${escape(c.coupon.code)})` : ''}</dt><dd data-amount="discount">${money(c.discount)}</dd></div>
+<div><dt>Interest</dt><dd data-amount="interest">${money(c.interest)}</dd></div>
+<div class="total"><dt>Total</dt><dd data-amount="total">${money(c.total)}</dd></div>
+</dl>
+<table class="schedule">
+<caption>${caption}</caption>
+<thead><tr><th scope="col">#</th><th scope="col">Due</th><th scope="col">Amount</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</section>`;
 }

@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';
+import { cli } from './support/cli.js';
 import { CLI, runCli } from './support/process.js';
 
 // API.md section 8: `cli -- import <list> <file.csv> --workspace <name> [--dry-run] [--report <file>]`.
@@ -27,7 +28,7 @@ const file = (name: string, text: string) => {
 const workspaceOf = async (api: Client) => (await api.get('/workspace')).body.name as string;
 
 async function importInto(api: Client, list: string, path: string, ...more: string[]) {
-  return runCli(['import', list, path, '--workspace', await workspaceOf(api), '--json', ...more], env());
+  return cli(['import', list, path, '--workspace', await workspaceOf(api), '--json', ...more], env());
 }
 
 async function exportText(api: Client, list: string) {
@@ -97,7 +98,8 @@ describe('CSV import', () => {
     const api = await newClient(app);
     const report = join(dir, `report-${Math.random()}.csv`);
     const text = 'first_name,email,notes\nGood,good@x.io,"multi\nline"\n,missing@x.io,\nBad,not-an-email,\nAlso good,also@x.io,\nShort\n';
-    const result = await importInto(api, 'contacts', file('bad.csv', text), '--report', report);
+    // The command line's own process: its exit status and stdout, as a script sees them.
+    const result = await runCli(['import', 'contacts', file('bad.csv', text), '--workspace', await workspaceOf(api), '--json', '--report', report], env());
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({ created: 2, updated: 0, rejected: 3, skipped: 0 });
     expect(parse(readFileSync(report, 'utf8'))).toEqual([
@@ -152,7 +154,7 @@ describe('CSV import', () => {
     expect(unknown.stderr).toContain('unknown columns: shoe_size');
     expect((await importInto(api, 'contacts', join(dir, 'missing.csv'))).code).toBe(2);
     expect((await importInto(api, 'contacts', file('q.csv', 'first_name,email\n"Ada,ada@x.io\n'))).code).toBe(2);
-    expect((await runCli(['import', 'tickets', 'x.csv', '--workspace', 'w'], env())).code).toBe(2);
+    expect((await cli(['import', 'tickets', 'x.csv', '--workspace', 'w'], env())).code).toBe(2);
     const dry = await importInto(api, 'contacts', file('d.csv', 'first_name,email\nAda,ada@x.io\nBad,nope\n'), '--dry-run');
     expect(dry.code).toBe(1);
     expect(JSON.parse(dry.stdout)).toEqual({ created: 1, updated: 0, rejected: 1, skipped: 0 });
@@ -185,7 +187,7 @@ describe('CSV import', () => {
     expect(before).toBeLessThan(rows);
     expect(before % 1000).toBe(0);
 
-    const rerun = await runCli(['import', 'deals', path, '--workspace', workspace, '--json'], env());
+    const rerun = await cli(['import', 'deals', path, '--workspace', workspace, '--json'], env());
     expect(rerun.code).toBe(0);
     expect(JSON.parse(rerun.stdout)).toEqual({ created: rows - before, updated: 0, rejected: 0, skipped: before });
     const names = new Set<string>();

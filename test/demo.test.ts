@@ -3,11 +3,11 @@ import { createKey } from '../src/auth/api-keys.js';
 import { newId } from '../src/db/ids.js';
 import { countDemoRows, loadDemo } from '../src/demo/demo-data.js';
 import { type TestApp, send, startApp } from './support/app.js';
-import { runCli } from './support/process.js';
+import { cli as runCommand } from './support/cli.js';
 import { databaseUrl } from './support/file-database.js';
 
 /** The CLI as a real process, on this file's migrated database. */
-const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl() });
+const cli = (args: string[]) => runCommand(args, { DATABASE_URL: databaseUrl() });
 
 const workspace = `demo-${newId()}`;
 let app: TestApp;

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './support/app.js';
+import { cli } from './support/cli.js';
 import { runCli as run, startProcess as start } from './support/process.js';
 import { freshDatabase } from './support/fresh-database.js';
 
@@ -41,10 +42,11 @@ describe('the service process', () => {
     expect(Object.keys(parsed).sort()).toEqual(['key', 'workspace_id']);
     expect(parsed.key).toMatch(/^sg_[0-9A-Za-z]{32,}$/);
 
-    const again = JSON.parse((await run(['keys', 'create', '--workspace', 'cli-test', '--json'], env)).stdout);
+    // The rest run the same commands in this process (test/support/cli.ts): the process itself is checked above.
+    const again = JSON.parse((await cli(['keys', 'create', '--workspace', 'cli-test', '--json'], env)).stdout);
     expect(again.workspace_id).toBe(parsed.workspace_id);
 
-    const listed = await run(['keys', 'list', '--workspace', 'cli-test'], env);
+    const listed = await cli(['keys', 'list', '--workspace', 'cli-test'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n')).toHaveLength(2);
     expect(listed.stdout).toContain(parsed.key.slice(0, 11));
@@ -55,7 +57,7 @@ describe('the service process', () => {
     try {
       const call = () => send(`${server.url}/api/v1/contacts`, 'GET', { headers: { 'X-Api-Key': parsed.key } });
       expect((await call()).status).toBe(200);
-      const revoked = await run(['keys', 'revoke', parsed.key.slice(0, 11)], env);
+      const revoked = await cli(['keys', 'revoke', parsed.key.slice(0, 11)], env);
       expect(revoked.code).toBe(0);
       // The service rechecks a known key every 2 s (KEY_RECHECK_MS). Polled, not slept; 10 s only guards against a hang.
       const deadline = Date.now() + 10_000;
@@ -67,24 +69,24 @@ describe('the service process', () => {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
     }
-    expect((await run(['keys', 'revoke', 'sg_nothing'], env)).code).toBe(1);
-    expect((await run(['migrate'], env)).code).toBe(0);
+    expect((await cli(['keys', 'revoke', 'sg_nothing'], env)).code).toBe(1);
+    expect((await cli(['migrate'], env)).code).toBe(0);
   });
 
   it('shows and changes workspace settings from the command line, under the API rules', async () => {
     const env = { DATABASE_URL: db.url };
-    const { workspace_id } = JSON.parse((await run(['keys', 'create', '--workspace', 'settings-cli', '--json'], env)).stdout);
-    const shown = await run(['workspaces', 'show', 'settings-cli', '--json'], env);
+    const { workspace_id } = JSON.parse((await cli(['keys', 'create', '--workspace', 'settings-cli', '--json'], env)).stdout);
+    const shown = await cli(['workspaces', 'show', 'settings-cli', '--json'], env);
     expect([shown.code, JSON.parse(shown.stdout)]).toEqual([0, { id: workspace_id, name: 'settings-cli', default_currency: 'USD', updated_at: expect.any(String) }]);
 
-    const set = await run(['workspaces', 'set', 'settings-cli', '--default-currency', 'EUR', '--json'], env);
+    const set = await cli(['workspaces', 'set', 'settings-cli', '--default-currency', 'EUR', '--json'], env);
     expect([set.code, JSON.parse(set.stdout).default_currency]).toEqual([0, 'EUR']);
-    const bad = await run(['workspaces', 'set', 'settings-cli', '--default-currency', 'eur'], env);
+    const bad = await cli(['workspaces', 'set', 'settings-cli', '--default-currency', 'eur'], env);
     expect([bad.code, bad.stdout, bad.stderr.trim().split('\n').at(-1)]).toEqual([1, '', 'The --default-currency value must be an ISO 4217 currency code in upper case.']);
-    const unknown = await run(['workspaces', 'set', 'no-such-workspace', '--default-currency', 'EUR'], env);
+    const unknown = await cli(['workspaces', 'set', 'no-such-workspace', '--default-currency', 'EUR'], env);
     expect([unknown.code, unknown.stderr.trim().split('\n').at(-1)]).toEqual([1, 'No workspace is named "no-such-workspace".']);
-    const usage = await run(['workspaces', 'set', 'settings-cli'], env);
+    const usage = await cli(['workspaces', 'set', 'settings-cli'], env);
     expect(usage.code).toBe(2);
-    expect((await run(['workspaces', 'show', 'settings-cli'], env)).stdout).toBe(`Workspace ${workspace_id} "settings-cli": default currency EUR\n`);
+    expect((await cli(['workspaces', 'show', 'settings-cli'], env)).stdout).toBe(`Workspace ${workspace_id} "settings-cli": default currency EUR\n`);
   });
 });

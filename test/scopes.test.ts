@@ -7,7 +7,7 @@ import { schema } from '../src/graphql/schema.js';
 import { restRoutes } from '../src/modules/index.js';
 import { type TestApp, send, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';
-import { runCli } from './support/process.js';
+import { cli } from './support/cli.js';
 
 // API key scopes (API.md section 9) over the whole route table and every GraphQL root field.
 let app: TestApp;
@@ -113,17 +113,17 @@ describe('keys', () => {
   it.runIf(process.env.TEST_PROVIDER !== 'postgresql')('the command line makes scoped and expiring keys, lists them, and refuses an unknown scope', async () => {
     const workspace = `cli-${newId()}`;
     const env = { DATABASE_URL: databaseUrl() };
-    const made = await runCli(['keys', 'create', '--workspace', workspace, '--scopes', 'contacts:read,deals:write', '--expires-in-days', '30', '--json'], env);
+    const made = await cli(['keys', 'create', '--workspace', workspace, '--scopes', 'contacts:read,deals:write', '--expires-in-days', '30', '--json'], env);
     expect(made.code).toBe(0);
     const { key: scoped } = JSON.parse(made.stdout);
     expect((await rest(scoped, 'GET', '/contacts')).status).toBe(200);
     expect((await rest(scoped, 'GET', '/users')).status).toBe(403);
     for (const bad of [['--scopes', 'contacts:read,nothing:read'], ['--expires-in-days', '0']]) {
-      const refused = await runCli(['keys', 'create', '--workspace', workspace, ...bad], env);
+      const refused = await cli(['keys', 'create', '--workspace', workspace, ...bad], env);
       expect([bad, refused.code, refused.stdout]).toEqual([bad, 2, '']);
     }
     // One key: the refused ones made none.
-    const listed = (await runCli(['keys', 'list', '--workspace', workspace], env)).stdout.trim().split('\n');
+    const listed = (await cli(['keys', 'list', '--workspace', workspace], env)).stdout.trim().split('\n');
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatch(/scopes contacts:read,deals:write {2}expires \d{4}-/);
   });

@@ -7,7 +7,7 @@ const LINE_EVERY_MS = 3000;
  * An import's progress on stderr: a bar (rows, rows/s, time left) on a terminal, else a
  * line every few seconds. `expected` is an estimate (the file's lines less the header).
  */
-export function importProgress(expected: number, stream: NodeJS.WriteStream = process.stderr, lineEveryMs = LINE_EVERY_MS) {
+export function importProgress(expected: number, stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, lineEveryMs = LINE_EVERY_MS) {
   const started = performance.now();
   const rate = (rows: number) => Math.round(rows / Math.max(0.001, (performance.now() - started) / 1000));
   if (stream.isTTY) {

@@ -109,6 +109,35 @@ describe('keys', () => {
     expect([reply.status, reply.body]).toEqual([401, { message: 'Unauthenticated.' }]);
   });
 
+  it("never cuts an allowed operation's side effects: a payment-transactions:write key fails a coupon checkout, and the redemption is given back", async () => {
+    const workspace = `ws-${newId()}`;
+    const admin = await key(['write'], workspace);
+    const call = (k: string, method: string, path: string, body?: unknown) => send(`${app.url}/api/v1${path}`, method, { body, headers: { 'X-Api-Key': k } });
+    const account = (await call(admin, 'POST', '/payment-provider-accounts', { name: 'Test', provider: 'test' })).body;
+    const link = (await call(admin, 'POST', '/payment-links', { name: 'Plan', amount: 100, currency: 'USD', payment_provider_account_id: account.id })).body;
+    await call(admin, 'POST', `/payment-links/${link.id}/activate`);
+    const coupon = (await call(admin, 'POST', '/payment-coupons', { code: 'HALF', type: 'percent', value: 50, max_redemptions: 1, payment_link_id: link.id })).body;
+    const checkout = await send(`${app.url}/api/v1/public/payment-links/${link.public_token}/checkouts`, 'POST', { body: { coupon_code: 'HALF', payer: { name: 'Ada', email: 'ada@x.io' } } });
+    expect(checkout.status).toBe(201);
+    expect((await call(admin, 'GET', `/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
+    const [transaction] = (await call(admin, 'GET', '/payment-transactions')).body.data;
+
+    const provider = await key(['payment-transactions:write'], workspace);
+    const failed = await call(provider, 'POST', `/payment-transactions/${transaction.id}/events`, { type: 'payment.failed', status: 'failed', provider_reference: 'evt_failed', occurred_at: '2026-11-28T10:00:00.000Z' });
+    expect(failed.status).toBe(201);
+    expect((await call(admin, 'GET', `/payment-transactions/${transaction.id}`)).body.status).toBe('failed');
+    const given = (await call(admin, 'GET', `/payment-coupons/${coupon.id}`)).body;
+    expect(given.times_redeemed).toBe(0);
+    // The coupon's event is whole: its object is the coupon as its GET shows it, whatever the key could read.
+    const events = (await call(admin, 'GET', `/events?type=payment_coupon.updated&record_id=${coupon.id}`)).body.data;
+    // Newest first: the redemption given back by this key's write, then the checkout's redemption.
+    expect(events.map((e: { data: unknown; actor: { type: string } }) => [e.data, e.actor.type])).toEqual([
+      [{ object: given, previous_attributes: { times_redeemed: 1 } }, 'api_key'],
+      [expect.objectContaining({ previous_attributes: { times_redeemed: 0 } }), 'checkout'],
+    ]);
+    expect((await call(admin, 'GET', `/events?type=payment_transaction.updated&record_id=${transaction.id}`)).body.data[0].data.object.status).toBe('failed');
+  });
+
   // The command line's parsing is the same whatever the database (the keys it stores are walked above on both): once.
   it.runIf(process.env.TEST_PROVIDER !== 'postgresql')('the command line makes scoped and expiring keys, lists them, and refuses an unknown scope', async () => {
     const workspace = `cli-${newId()}`;

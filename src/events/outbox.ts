@@ -29,7 +29,9 @@ export async function writeWithEvents<T>(
     context.afterCommit = (fn) => committed.push(fn);
     // A transaction's client has the model API of the client (only the `$` connection methods are gone).
     const db = tx as unknown as Context['db'];
-    const recorder = new EventRecorder(represent, { ...context, db }, origin);
+    // The events' objects are read as the service, not under the caller's scopes: scopes decide
+    // which operations a key may call, never what an allowed one does (API.md section 9).
+    const recorder = new EventRecorder(represent, { ...context, db, scopes: undefined }, origin);
     const result = await work(recorder.client(db));
     const { events, deliveries } = await saveEvents(db, recorder);
     if (deliveries > 0) committed.push(deliveriesQueued);

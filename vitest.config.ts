@@ -1,7 +1,25 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files whose tests do not depend on the database's provider run once, on the embedded
+ * default: the HTTP layer (limits, lingering close, CORS, the access log), the OpenAPI
+ * document, and the cluster's and Redis's rate-limit counting. Their requests touch the
+ * database only for the API key, which every other file exercises on both.
+ */
+const PROVIDER_INDEPENDENT = [
+  'test/access-log.test.ts',
+  'test/cluster.test.ts',
+  'test/cors.test.ts',
+  'test/http.test.ts',
+  'test/http-limits.test.ts',
+  'test/lingering-close.test.ts',
+  'test/money.test.ts',
+  'test/openapi.test.ts',
+  'test/v8-flags.test.ts',
+];
 
 /**
  * The suite runs twice: on the embedded default (SQLite) and on PostgreSQL.
@@ -33,7 +51,7 @@ export default defineConfig(async () => {
   }
   const project = (name: 'sqlite' | 'postgresql') => ({
     extends: true as const,
-    test: { name, env: { TEST_PROVIDER: name, TEST_ADMIN_URL: adminUrl } },
+    test: { name, env: { TEST_PROVIDER: name, TEST_ADMIN_URL: adminUrl }, exclude: name === 'postgresql' ? [...configDefaults.exclude, ...PROVIDER_INDEPENDENT] : configDefaults.exclude },
   });
   return {
     resolve: {
@@ -44,7 +62,7 @@ export default defineConfig(async () => {
     },
     test: {
       globalSetup: ['test/support/global-setup.ts'],
-      setupFiles: ['test/support/file-database-setup.ts'],
+      setupFiles: ['test/support/file-database-setup.ts', 'test/support/expect-count-setup.ts'],
       reporters: ['default', './test/support/summary-reporter.ts'],
       // Guards against a hang only: no test depends on it. A file that starts the service and
       // the CLI a dozen times as processes needs over 30 s on a machine busy with other work.

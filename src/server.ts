@@ -83,7 +83,7 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
   };
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings);
-  const idempotency = createIdempotency(database.prisma, shutdown.stopping);
+  const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
   const publicGate = createPublicGate(database, config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore, settings);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);

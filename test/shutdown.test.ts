@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/db/ids.js';
-import { fingerprint } from '../src/rest/idempotency.js';
+import pg from 'pg';
 import { type TestApp, newClient, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';
 import { startProcess } from './support/process.js';
@@ -28,28 +27,35 @@ async function post(url: string, key: string, body: unknown, headers: Record<str
 }
 
 describe('SIGTERM', () => {
-  it('answers a retry waiting for its Idempotency-Key with 503 and Retry-After when the server stops, and writes nothing', async () => {
+  // On PostgreSQL a retry finding its key held by another request's transaction waits outside any transaction;
+  // on SQLite there is no such wait in the service (write transactions queue for the database's one writer).
+  it.runIf(process.env.TEST_PROVIDER === 'postgresql')('answers a retry waiting for its Idempotency-Key with 503 and Retry-After when the server stops, and writes nothing', async () => {
     const own = await startApp();
     const api = await newClient(own);
-    // The key's first request is held by a process that is gone (its claim is only seconds old).
-    const body = { first_name: 'Held' };
-    await own.database.prisma.idempotencyRecord.create({
-      data: { id: newId(), workspaceId: api.workspaceId, key: 'held', method: 'POST', path: '/api/v1/contacts', requestHash: fingerprint('POST', '/api/v1/contacts', body), status: 0, responseBody: '' },
-    });
-    // The retry is waiting once it has read the claim twice (its first look, then a poll).
-    let reads = 0;
-    const polling = new Promise<void>((resolve) =>
-      own.database.onStatement((sql) => {
-        if (/SELECT[\s\S]*IdempotencyRecord/.test(sql) && (reads += 1) === 2) resolve();
-      }),
-    );
-    const retry = api.request('POST', '/contacts', { body, headers: { 'Idempotency-Key': 'held' } });
-    await polling;
-    own.database.onStatement(undefined);
-    const closed = own.close();
-    const answer = await retry;
-    expect({ status: answer.status, retryAfter: answer.headers.get('retry-after'), body: answer.body }).toEqual({ status: 503, retryAfter: '1', body: { message: 'Service unavailable.' } });
-    await closed;
+    // The key's first request, in another process, holds it: its transaction is still open.
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`idempotency:${api.workspaceId}:held`]);
+    try {
+      // The retry is waiting once it has found the key held twice.
+      let tries = 0;
+      const polling = new Promise<void>((resolve) =>
+        own.database.onStatement((sql) => {
+          if (sql.includes('pg_try_advisory_xact_lock') && (tries += 1) === 2) resolve();
+        }),
+      );
+      const retry = api.request('POST', '/contacts', { body: { first_name: 'Held' }, headers: { 'Idempotency-Key': 'held' } });
+      await polling;
+      own.database.onStatement(undefined);
+      const closed = own.close();
+      const answer = await retry;
+      expect({ status: answer.status, retryAfter: answer.headers.get('retry-after'), body: answer.body }).toEqual({ status: 503, retryAfter: '1', body: { message: 'Service unavailable.' } });
+      await closed;
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
     expect(await app.database.prisma.contact.count({ where: { workspaceId: api.workspaceId } })).toBe(0);
   });
 

@@ -43,12 +43,12 @@ const ATTEMPTS = 3;
  * (`lostRace`) rolls back and runs again, at most three times in all, so a race is
  * never an internal error.
  */
-export async function atomically<T>(db: ScopedDb, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function atomically<T>(db: ScopedDb, work: (tx: Tx) => Promise<T>, options: { timeout?: number } = {}): Promise<T> {
   // Inside a write's own transaction (every mutation has one): join it; that one retries.
   if (isTransaction(db)) return work(db as Tx);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await db.$transaction(work, QUEUE);
+      return await db.$transaction(work, { ...QUEUE, ...options });
     } catch (error) {
       if (attempt >= ATTEMPTS || !lostRace(error)) throw error;
     }

@@ -22,11 +22,13 @@ export async function writeWithEvents<T>(
 ): Promise<{ result: T; events: EventRow[] }> {
   // The request's memo (property definitions) serves the event's REST objects too.
   context.cache ??= new Map();
+  // Inside a transaction of the caller's (an Idempotency-Key's), what follows the commit waits for that one.
+  const outer = context.afterCommit;
   let committed: (() => void)[] = [];
   const written = await atomically(context.db, async (tx) => {
     // A run that lost a race and runs again starts with nothing to do after the commit.
     committed = [];
-    context.afterCommit = (fn) => committed.push(fn);
+    context.afterCommit = outer ?? ((fn) => committed.push(fn));
     // A transaction's client has the model API of the client (only the `$` connection methods are gone).
     const db = tx as unknown as Context['db'];
     // The events' objects are read as the service, not under the caller's scopes: scopes decide
@@ -34,10 +36,10 @@ export async function writeWithEvents<T>(
     const recorder = new EventRecorder(represent, { ...context, db, scopes: undefined }, origin);
     const result = await work(recorder.client(db));
     const { events, deliveries } = await saveEvents(db, recorder);
-    if (deliveries > 0) committed.push(deliveriesQueued);
+    if (deliveries > 0) context.afterCommit!(deliveriesQueued);
     return { result, events };
   }).finally(() => {
-    context.afterCommit = undefined;
+    context.afterCommit = outer;
   });
   for (const fn of committed) fn();
   return written;

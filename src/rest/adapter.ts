@@ -14,6 +14,8 @@ import { type Column, csvWriter, exportColumns } from './csv-export.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
 import type { RestRoute } from './route.js';
+import { lostRace } from '../db/errors.js';
+import { reached } from '../http/crash-points.js';
 
 interface CompiledRoute extends RestRoute {
   segments: string[];
@@ -147,20 +149,20 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       if (!body.ok) return json(body.status, errorBody(body.message), headers);
     }
     if (route.csv) return exportCsv(route, url, admission.context, requestId, headers);
-    const run = () => runRoute(route, raw, url, admission.context, requestId);
-
     const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
-    if (key === null) return respond(await run(), headers);
+    if (key === null) return respond(await runRoute(route, raw, url, admission.context, requestId), headers);
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       return refuse({ idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] });
     }
-    const { workspace, db } = admission.context;
-    const result = await idempotent(db, workspace.id, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, sent) }, run);
+    const result = await idempotent(admission.context, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, sent) }, (context) =>
+      runRoute(route, raw, url, context, requestId),
+    );
     if ('conflict' in result) {
       if (result.conflict === 'mismatch') return refuse({ idempotency_key: ['The Idempotency-Key was already used with another request.'] });
       if (result.conflict === 'unavailable') return json(503, errorBody(SERVICE_UNAVAILABLE), { ...headers, 'Retry-After': '1' });
       return json(409, errorBody('A request with this Idempotency-Key is still in progress; retry later.'), { ...headers, 'Retry-After': '1' });
     }
+    reached('response:ready');
     return respond(result, result.replayed ? { ...headers, 'Idempotent-Replayed': 'true' } : headers);
   };
 
@@ -219,7 +221,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       });
     } catch (error) {
       logError(requestId, error, `${route.method} ${route.path}`);
-      return { status: 500, body: errorBody('Server error.') };
+      return { status: 500, body: errorBody('Server error.'), error };
     }
     if (result.errors?.length) return errorOutcome(result.errors[0]!, requestId, route);
     // Resolvers report type errors through parseInput; one that takes no input still must not succeed.
@@ -271,8 +273,11 @@ function errorOutcome(raised: GraphQLError, requestId: string, route: RestRoute)
   const error = contractError(raised);
   const code = error && codeOf(error);
   const status = code ? STATUS_BY_CODE[code as ErrorCodeValue] : undefined;
-  if (status === 422) return unprocessable(error!);
-  if (status && status < 500) return { status, body: errorBody(error!.message) };
-  logError(requestId, raised, `${route.method} ${route.path}`);
-  return { status: 500, body: errorBody('Server error.') };
+  // The error as thrown goes with the answer: a caller running the route in its own transaction may run it again.
+  const thrown = raised.originalError ?? raised;
+  if (status === 422) return { ...unprocessable(error!), error: thrown };
+  if (status && status < 500) return { status, body: errorBody(error!.message), error: thrown };
+  // A race lost inside a caller's transaction is that caller's to run again, not a failure to log.
+  if (!lostRace(thrown)) logError(requestId, raised, `${route.method} ${route.path}`);
+  return { status: 500, body: errorBody('Server error.'), error: thrown };
 }

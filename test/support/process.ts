@@ -28,8 +28,8 @@ export interface ServiceProcess {
  * Starts the service as a real process (`build/main.js`) and waits for its "listening" line.
  * No drain delay at SIGTERM unless `env` asks for one (test/shutdown.test.ts does).
  */
-export async function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_SECONDS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startProcess(env: Record<string, string>, options: { execArgv?: string[] } = {}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), MAIN], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_SECONDS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stdout = '';
   let stderr = '';

@@ -449,6 +449,32 @@ describe('plans (SQLite: it has no statistics, so the plan is the code\'s)', () 
   });
 });
 
+describe('the claim', () => {
+  it("finds another endpoint's due delivery behind a full endpoint's backlog of more than a round's candidates", async () => {
+    const client = await newClient(app);
+    const stalled = await endpoint(client, 'http://127.0.0.1:9/stalled', ['contact.created']);
+    const quick = await endpoint(client, 'http://127.0.0.1:9/quick', ['contact.created']);
+    const { id: eventId } = (await app.database.prisma.event.findFirst({ where: { workspaceId: client.workspaceId }, select: { id: true } }))!;
+    // An hour ahead: the file's own worker (it claims at the real time) leaves these rows alone.
+    const now = new Date(Date.now() + 3_600_000);
+    const row = (endpointId: string, id: string, at: number, leaseUntil: Date | null = null) => ({
+      id, workspaceId: client.workspaceId, endpointId, eventId, eventType: 'contact.created', payload: '{}', status: 'pending',
+      nextAttemptAt: new Date(now.getTime() - at), createdAt: now, leaseUntil, leaseOwner: leaseUntil ? 'another process' : null,
+    });
+    // The stalled endpoint: its two slots in flight (leased), and 300 older due deliveries waiting behind them.
+    const pad = (n: number) => String(n).padStart(4, '0');
+    await app.database.prisma.webhookDelivery.createMany({
+      data: [
+        ...Array.from({ length: 2 }, (_, i) => row(stalled.id, `${stalled.id}L${pad(i)}`, 600_000, new Date(now.getTime() + 60_000))),
+        ...Array.from({ length: 300 }, (_, i) => row(stalled.id, `${stalled.id}D${pad(i)}`, 500_000 - i)),
+        row(quick.id, `${quick.id}D0000`, 1_000),
+      ],
+    });
+    const claimed = await app.database.prisma.$queryRaw<{ id: string }[]>(claimStatement({ now, until: new Date(now.getTime() + 60_000), owner: 'this process', perEndpoint: 2, limit: 10 }));
+    expect(claimed.map((c) => c.id)).toEqual([`${quick.id}D0000`]);
+  });
+});
+
 describe('attempts in flight', () => {
   it('a receiver that holds its requests gets at most the per-endpoint cap at once; another endpoint’s deliveries go on meanwhile', async () => {
     // Small caps, so the case is about them: 6 attempts per process, 2 per endpoint; attempts never time out here.

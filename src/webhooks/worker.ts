@@ -49,7 +49,10 @@ const CANDIDATES = 200;
 
 /**
  * The claim, one statement: up to `limit` due deliveries of active endpoints, oldest
- * first, leaving each endpoint at most `perEndpoint` leased (across processes). Among the
+ * first, leaving each endpoint at most `perEndpoint` leased (across processes). Endpoints
+ * whose slots are all in flight are left out of the candidates first: otherwise one
+ * stalled endpoint's backlog fills the CANDIDATES window and every other endpoint's
+ * deliveries wait behind it (head-of-line blocking, API.md section 6). Among the
  * CANDIDATES oldest due, each endpoint's are numbered after its leases still running (a
  * live lease is an attempt in flight, whatever the row's status: a range of the
  * (endpointId, leaseUntil) index), and those within the cap are leased to `owner` until
@@ -61,9 +64,12 @@ const CANDIDATES = 200;
  */
 export function claimStatement({ now, until, owner, perEndpoint, limit }: { now: Date; until: Date; owner: string; perEndpoint: number; limit: number }) {
   return sqltag`
-    WITH "due" AS (
+    WITH "full" AS (
+      SELECT f."endpointId" FROM "WebhookDelivery" f WHERE f."leaseUntil" > ${now} GROUP BY f."endpointId" HAVING count(*) >= ${perEndpoint}),
+    "due" AS (
       SELECT d."id", d."endpointId", d."nextAttemptAt" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
       WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} AND (d."leaseUntil" IS NULL OR d."leaseUntil" <= ${now}) AND e."isActive" = ${true}
+        AND d."endpointId" NOT IN (SELECT "endpointId" FROM "full")
       ORDER BY d."nextAttemptAt" LIMIT ${CANDIDATES}),
     "leased" AS (
       SELECT l."endpointId", count(*) AS "n" FROM "WebhookDelivery" l

@@ -122,6 +122,24 @@ describe('checkouts', () => {
     expect((await pub('/checkouts/unknown')).status).toBe(404);
   });
 
+  it('keep their amounts exactly, in decimal columns of their own, and show them from there', async () => {
+    const { api, link, token } = await shop({ amount: 120, max_installments: 6, interest_rate: 1.5 });
+    await api.post('/payment-coupons', { code: 'TENOFF', type: 'percent', value: 10, payment_link_id: link.id });
+    const made = (await pub(`/payment-links/${token}/checkouts`, 'POST', { installments: 6, coupon_code: 'TENOFF', payer })).body;
+    const stored = await app.database.prisma.checkout.findUniqueOrThrow({
+      where: { token: made.checkout_id },
+      select: { currency: true, subtotal: true, discount: true, interest: true, total: true, installments: true, installmentAmount: true, transaction: { select: { amount: true } } },
+    });
+    // 108 over 6 at 1.5%: 18.96 each, 113.76 in all.
+    const exact = Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, typeof v === 'object' && v !== null && 'toFixed' in v ? (v as { toFixed(d: number): string }).toFixed(4) : v]));
+    expect({ ...exact, transaction: stored.transaction.amount.toFixed(4) }).toEqual({
+      currency: 'USD', subtotal: '120.0000', discount: '12.0000', interest: '5.7600', total: '113.7600', installments: 6, installmentAmount: '18.9600', transaction: '113.7600',
+    });
+    // What the payer is shown comes from those columns.
+    await app.database.prisma.checkout.update({ where: { token: made.checkout_id }, data: { total: '113.77' } });
+    expect((await pub(`/checkouts/${made.checkout_id}`)).body).toMatchObject({ subtotal: 120, discount: 12, interest: 5.76, total: 113.77, installments: 6, installment_amount: 18.96 });
+  });
+
   it('refuse bad payers and a provider without an adapter, writing nothing', async () => {
     const { api, token } = await shop();
     const res = await pub(`/payment-links/${token}/checkouts`, 'POST', { payer: { name: '', email: 'not-an-email' } });

@@ -57,3 +57,28 @@ describe('migrations', () => {
     await expect(applyMigrations(target)).rejects.toThrow(/was changed after it was applied/);
   });
 });
+
+describe('the checkout_amounts migration', () => {
+  it("gives each checkout made before it its amounts, from its transaction's metadata, exactly", async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    const target = resolveDatabase(fresh.url);
+    const before = migrationFiles(target.provider).map((f) => f.name).filter((name) => name < migrationFiles(target.provider).find((f) => f.name.endsWith('_checkout_amounts'))!.name).at(-1)!;
+    await applyMigrations(target, { until: before });
+    const now = "'2026-11-20T10:00:00.000Z'";
+    const amounts = { currency: 'USD', subtotal: 120, discount: 12, total: 113.76, interest: 5.76, installments: 6, installmentAmount: 18.96, schedule: [], coupon: null };
+    const metadata = JSON.stringify({ checkout: { amounts, payer: { name: 'Ada', email: 'ada@x.io' }, contact_id: 'c1' } }).replace(/'/g, "''");
+    await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`);
+    await sql(fresh.url, `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${now})`);
+    await sql(fresh.url, `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('l1', 'w1', 'tok', 'Plan', 'plan', 'USD', 1.5, 'a1', ${now})`);
+    await sql(fresh.url, `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "updatedAt") VALUES ('t1', 'w1', 'checkout_x', 'checkout_x', 'a1', 'l1', 113.76, 'USD', '${metadata}', ${now})`);
+    await sql(fresh.url, `INSERT INTO "Checkout" ("id", "workspaceId", "token", "paymentLinkId", "transactionId") VALUES ('k1', 'w1', 'x', 'l1', 't1')`);
+
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_checkout_amounts$/));
+    const [row] = await sql(fresh.url, `SELECT "currency", CAST("subtotal" AS TEXT) AS "subtotal", CAST("discount" AS TEXT) AS "discount", CAST("interest" AS TEXT) AS "interest", CAST("total" AS TEXT) AS "total", "installments", CAST("installmentAmount" AS TEXT) AS "installmentAmount" FROM "Checkout"`);
+    const decimal = (text: unknown) => Number(text).toFixed(2);
+    expect({ ...row, subtotal: decimal(row!.subtotal), discount: decimal(row!.discount), interest: decimal(row!.interest), total: decimal(row!.total), installmentAmount: decimal(row!.installmentAmount) }).toEqual({
+      currency: 'USD', subtotal: '120.00', discount: '12.00', interest: '5.76', total: '113.76', installments: 6, installmentAmount: '18.96',
+    });
+  });
+});

@@ -79,9 +79,10 @@ function pending(files: MigrationFile[], applied: AppliedRow[]): MigrationFile[]
   return files.filter((f) => !done.has(f.name));
 }
 
-export async function applyMigrations(target: DatabaseTarget, options: { log?: (line: string) => void } = {}): Promise<string[]> {
+export async function applyMigrations(target: DatabaseTarget, options: { log?: (line: string) => void; until?: string } = {}): Promise<string[]> {
   const log = options.log ?? (() => {});
-  const files = migrationFiles(target.provider);
+  // `until`: the last migration to apply (a test of a later migration's data step starts there).
+  const files = migrationFiles(target.provider).filter((f) => options.until === undefined || f.name <= options.until);
   const applied: string[] = [];
 
   if (target.provider === 'sqlite') {

@@ -9,8 +9,7 @@
  * months gives 13.005 USD), where a decimal power rounded to any precision can fall short.
  */
 import { Prisma } from '../generated/sqlite/client.js';
-import { INTERVAL_UNITS } from '../modules/payment-links/payment-links.input.js';
-import { minorUnitExponent } from '../modules/products/minor-units.js';
+import { minorUnitExponent } from './currencies.js';
 
 /** An amount in the currency's minor unit. */
 export type Minor = bigint;
@@ -18,6 +17,8 @@ export type Minor = bigint;
 /** A decimal as the database, JSON or a form gives it. */
 export type DecimalInput = Prisma.Decimal | number | string;
 
+/** How often a recurring link charges (its `interval_unit`). */
+export const INTERVAL_UNITS = ['day', 'week', 'month', 'year'] as const;
 export type IntervalUnit = (typeof INTERVAL_UNITS)[number];
 
 /** Recurring links show their first charges only; the rest follow the same rhythm. */
@@ -56,7 +57,12 @@ export function toMinor(amount: DecimalInput, currency: string): Minor {
  * decimal is built exactly, then converted once to the nearest double, as JSON.parse would.
  */
 export function fromMinor(minor: Minor, currency: string): number {
-  return new Prisma.Decimal(`${minor}e-${minorUnitExponent(currency)}`).toNumber();
+  return exactDecimal(minor, currency).toNumber();
+}
+
+/** Minor units back in currency units as an exact decimal, for a decimal column (1234n USD -> 12.34): no float on the way. */
+export function exactDecimal(minor: Minor, currency: string): Prisma.Decimal {
+  return new Prisma.Decimal(`${minor}e-${minorUnitExponent(currency)}`);
 }
 
 export interface SubtotalLink {

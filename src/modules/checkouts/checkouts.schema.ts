@@ -7,7 +7,7 @@ import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
 import { ErrorCode, invalidField } from '../../graphql/errors.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
-import { type Minor, type Quote, fromMinor, installmentPlans, linkSubtotal, quote } from '../../payments/money.js';
+import { type Minor, type Quote, exactDecimal, fromMinor, installmentPlans, linkSubtotal, quote } from '../../payments/money.js';
 import { adapterFor } from '../../payments/providers.js';
 import { parseInput } from '../../validation/parse.js';
 import { contactForPayer } from '../contacts/contacts.schema.js';
@@ -260,6 +260,20 @@ function amounts(link: ActiveLink, installments: number, coupon: { code: string;
   };
 }
 
+/** A quote's amounts as the checkout's exact decimal columns, from minor units. */
+function checkoutAmounts(q: Quote) {
+  const exact = (minor: Minor) => exactDecimal(minor, q.currency);
+  return {
+    currency: q.currency,
+    subtotal: exact(q.subtotal),
+    discount: exact(q.discount),
+    interest: exact(q.interest),
+    total: exact(q.total),
+    installments: q.installments,
+    installmentAmount: exact(q.installmentAmount),
+  };
+}
+
 /** `name` as first and last name: the last word is the last name ("Ada King Lovelace" → "Ada King", "Lovelace"). */
 function splitName(name: string): { firstName: string; lastName: string | null } {
   const at = name.lastIndexOf(' ');
@@ -274,11 +288,24 @@ async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout>
       token: true,
       createdAt: true,
       paymentLink: { select: { id: true, name: true, publicToken: true, providerAccount: { select: { provider: true } } } },
+      currency: true, subtotal: true, discount: true, interest: true, total: true, installments: true, installmentAmount: true,
       transaction: { select: { status: true, metadata: true } },
     },
   });
   if (!checkout) throw new GraphQLError(CHECKOUT_NOT_FOUND, { extensions: { code: ErrorCode.NotFound } });
-  const shown = (checkout.transaction.metadata as unknown as { checkout: { amounts: ShownAmounts } }).checkout.amounts;
+  // The amounts are the checkout's own exact columns; the schedule and the coupon as quoted are kept with the transaction.
+  const { schedule, coupon } = (checkout.transaction.metadata as unknown as { checkout: { amounts: ShownAmounts } }).checkout.amounts;
+  const shown: ShownAmounts = {
+    currency: checkout.currency,
+    subtotal: checkout.subtotal.toNumber(),
+    discount: checkout.discount.toNumber(),
+    interest: checkout.interest.toNumber(),
+    total: checkout.total.toNumber(),
+    installments: checkout.installments,
+    installmentAmount: checkout.installmentAmount.toNumber(),
+    schedule,
+    coupon,
+  };
   const adapter = adapterFor(checkout.paymentLink.providerAccount.provider);
   const pending = checkout.transaction.status === 'pending';
   return {
@@ -345,7 +372,7 @@ builder.mutationFields((t) => ({
             referenceSearch: searchText(`checkout_${token}`),
             providerAccountId: link.providerAccountId,
             paymentLinkId: link.id,
-            amount: shown.total,
+            amount: exactDecimal(shown.quote.total, link.currency),
             currency: link.currency,
             metadata: { checkout: { amounts: stored, payer, contact_id: contactId } },
           },
@@ -359,6 +386,7 @@ builder.mutationFields((t) => ({
             transactionId: transaction.id,
             couponId: coupon?.id ?? null,
             expiresAt: new Date(now.getTime() + ctx.settings.checkoutExpiryMinutes * 60_000),
+            ...checkoutAmounts(shown.quote),
           },
         });
       });

@@ -8,7 +8,7 @@ import type { RequestFacts } from '../../http/request-facts.js';
 import { readBody } from '../../http/responses.js';
 import { jsonValueErrors } from '../../validation/json-values.js';
 import { logError } from '../../log.js';
-import { minorUnitExponent } from '../products/minor-units.js';
+import { minorUnitExponent } from '../../payments/currencies.js';
 import { PUBLIC_LINK_FIELDS } from './checkouts.rest.js';
 
 /**

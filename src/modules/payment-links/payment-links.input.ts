@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { MAX_PER_PAGE, listRules } from '../../graphql/pagination.js';
 import { listSpec } from '../../graphql/sorting.js';
+import { INTERVAL_UNITS } from '../../payments/money.js';
 import { currencyCode, decimal, idList, longText, text } from '../../validation/rules.js';
 
-export const INTERVAL_UNITS = ['day', 'week', 'month', 'year'] as const;
 
 const fields = {
   name: text(255),

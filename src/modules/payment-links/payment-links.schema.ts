@@ -8,7 +8,8 @@ import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../gr
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import { linkIds, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
-import { PAYMENT_LINK_LIST, CreatePaymentLinkInput, INTERVAL_UNITS, PaymentLinkListArgs, UpdatePaymentLinkInput } from './payment-links.input.js';
+import { INTERVAL_UNITS } from '../../payments/money.js';
+import { PAYMENT_LINK_LIST, CreatePaymentLinkInput, PaymentLinkListArgs, UpdatePaymentLinkInput } from './payment-links.input.js';
 import { newPublicToken } from './public-token.js';
 
 const RESOURCE = 'Payment link';

@@ -11,7 +11,7 @@ import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
-import { toMinorUnits } from './minor-units.js';
+import { toMinorUnits } from '../../payments/currencies.js';
 import { PRODUCT_LIST, CreateProductInput, PRODUCT_TYPES, ProductListArgs, UpdateProductInput, productSearchText } from './products.input.js';
 
 export const ProductTypeEnum = builder.enumType('ProductType', { values: PRODUCT_TYPES });

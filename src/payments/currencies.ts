@@ -1,4 +1,4 @@
-import { Prisma } from '../../generated/sqlite/client.js';
+import { Prisma } from '../generated/sqlite/client.js';
 
 /**
  * ISO 4217 minor-unit exponents that are not 2. ICU's digits (Intl) are display

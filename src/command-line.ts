@@ -49,7 +49,7 @@ async function importCommand(io: CommandLineIo, target: DatabaseTarget, options:
   }
   await applyMigrations(target, { log: err });
   const database = await openDatabase(target);
-  const { schema } = await import('./graphql/schema.js');
+  const { schema } = await import('./schema.js');
   const { restRoutes } = await import('./modules/index.js');
   const progress = importProgress(Math.max(0, scanned.lines - 1), io.stderr);
   try {

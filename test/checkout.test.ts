@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireCheckouts } from '../src/modules/checkouts/expiry.js';
 import { DEFAULT_SETTINGS } from '../src/graphql/context.js';
-import { represent } from '../src/graphql/schema.js';
+import { represent } from '../src/schema.js';
 import { type TestApp, newClient, send, startApp } from './support/app.js';
 
 // API.md section 7 through the real server: the public API, checkouts, coupon

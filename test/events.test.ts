@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstIdAt } from '../src/db/ids.js';
 import { purgeEvents } from '../src/events/retention.js';
-import { schema } from '../src/graphql/schema.js';
+import { schema } from '../src/schema.js';
 import { startBackgroundWork } from '../src/jobs/background.js';
 import { restRoutes } from '../src/modules/index.js';
 import { type Client, type Reply, type TestApp, countStatements, newClient, startApp } from './support/app.js';

@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGate } from '../src/http/gate.js';
+import { createGate } from '../src/auth/gate.js';
 import { BoundedCache } from '../src/http/bounded-cache.js';
 import { createGraphQL } from '../src/graphql/yoga.js';
-import { schema } from '../src/graphql/schema.js';
+import { schema } from '../src/schema.js';
 import { DOCUMENT_LIMITS } from '../src/graphql/document-limits.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/api-keys.js';
 import { ErrorCode } from '../src/graphql/errors.js';
-import { printedSchema } from '../src/graphql/schema.js';
+import { printedSchema } from '../src/schema.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 
 let app: TestApp;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { newId } from '../db/ids.js';
-import { workspaceNamed } from '../modules/workspaces/workspaces.admin.js';
+import { workspaceNamed } from '../db/workspaces.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_LENGTH = 40; // random characters after "sg_": about 238 bits

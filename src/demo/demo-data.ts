@@ -7,9 +7,9 @@ import { scopeToWorkspace } from '../db/tenancy.js';
 import { saveEvents } from '../events/outbox.js';
 import { EventRecorder } from '../events/recorder.js';
 import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
-import { represent } from '../graphql/schema.js';
+import { represent } from '../schema.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
-import { workspaceNamed } from '../modules/workspaces/workspaces.admin.js';
+import { workspaceNamed } from '../db/workspaces.js';
 
 /**
  * A realistic, fixed demo data set (no randomness but ids and public tokens), loaded

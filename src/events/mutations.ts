@@ -14,6 +14,7 @@ export function recordEventsOfEveryMutation(schema: GraphQLSchema, represent: Re
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = async (root, args, context: Context, info) => {
       const outside = context.db;
+      context.represent = represent;
       try {
         const { result } = await writeWithEvents(context, represent, { actor: context.actor, requestId: context.requestId }, async (db) => {
           context.db = db;

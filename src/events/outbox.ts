@@ -1,10 +1,11 @@
 import { atomically } from '../db/locks.js';
 import { insertRows } from '../db/raw-insert.js';
 import type { Context } from '../graphql/context.js';
-import { type Actor, EventRecorder, type EventRow } from './recorder.js';
+import type { Actor } from '../graphql/context.js';
+import { EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
 import { newId } from '../db/ids.js';
-import { activeEndpoints, deliveriesOf, deliveriesQueued, eventPayload } from '../webhooks/queue.js';
+import { activeEndpoints, deliveriesOf, deliveriesQueued, eventPayload } from './deliveries.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that

@@ -5,12 +5,9 @@ import { newId } from '../db/ids.js';
 import { joinable } from '../db/locks.js';
 import { insertRows } from '../db/raw-insert.js';
 import { MODELS, OPERATIONS, type Operation, defineLazily, workspaceOf } from '../db/tenancy.js';
-import type { Context } from '../graphql/context.js';
+import type { Actor, Context } from '../graphql/context.js';
 import type { RestObject, Represent } from './representation.js';
 import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel } from './resources.js';
-
-/** Who caused an event (API.md section 6); `system`: the service itself (a failing webhook endpoint disabled). */
-export type Actor = { type: 'api_key'; id: string; name: string } | { type: 'cli' } | { type: 'checkout' } | { type: 'provider'; id: string } | { type: 'system' };
 
 export interface EventRow {
   id: string;

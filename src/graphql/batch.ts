@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { type Holders } from '../validation/unique.js';
 import { Messages, fieldErrorsFrom, renamed } from '../validation/messages.js';
 import type { Context } from './context.js';
-import { ErrorCode, type FieldErrors, codeOf, invalid, noFieldErrors } from './errors.js';
+import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
+import { ErrorCode, codeOf, invalid } from './errors.js';
 
 /**
  * Batch writes (API.md section 8): `createThings(inputs:)`, `updateThings(inputs:)`,

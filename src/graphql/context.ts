@@ -1,8 +1,8 @@
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { type ScopedDb, scopeToWorkspace } from '../db/tenancy.js';
-import type { Actor } from '../events/recorder.js';
-import type { FieldErrors } from './errors.js';
+import type { RequestFacts } from '../http/request-facts.js';
+import type { FieldErrors } from '../validation/messages.js';
 
 /** Service settings resolvers need (from the environment: WEBHOOK_ALLOW_PRIVATE_NETWORKS, CHECKOUT_EXPIRY_MINUTES). */
 export interface Settings {
@@ -13,6 +13,9 @@ export interface Settings {
 const defaults = loadConfig({});
 /** The settings when the environment sets none. */
 export const DEFAULT_SETTINGS: Settings = { allowPrivateNetworks: defaults.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: defaults.CHECKOUT_EXPIRY_MINUTES };
+
+/** Who caused an event (API.md section 6); `system`: the service itself (a failing webhook endpoint disabled). */
+export type Actor = { type: 'api_key'; id: string; name: string } | { type: 'cli' } | { type: 'checkout' } | { type: 'provider'; id: string } | { type: 'system' };
 
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
 export interface Context {
@@ -36,9 +39,19 @@ export interface Context {
   inputTypeErrors?: FieldErrors;
   /** A CSV export's page size: larger than a client's `per_page` may be, for fewer round trips (src/rest/csv-export.ts). */
   exportPageSize?: number;
+  /** Inside a mutation: a record as its REST GET answers it (an event's `data.object`), set by the write path. */
+  represent?: (resource: 'webhook_endpoint', id: string, context: Context) => Promise<Record<string, unknown> | null>;
   /** Per-request memo of lookups many rows share (active property definitions). */
   cache?: Map<string, Promise<unknown>>;
 }
+
+/** What a gate decides for a request: the context to run it in, or the answer that refuses it. */
+export type Admission =
+  | { ok: true; context: Context; headers: Record<string, string> }
+  | { ok: false; status: 401 | 404 | 429; message: string; headers: Record<string, string> };
+
+/** What a face asks before running a request: who calls, with the route's path parameters (the public routes' credential is in the path). */
+export type Admit = (request: Request, facts: RequestFacts, params: Record<string, string>) => Promise<Admission>;
 
 /** The context of the service's own writes (background work: webhook auto-disable, checkout expiry), recorded with actor `system`. */
 export function systemContext(prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS): Context {

@@ -1,12 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { isForeignKeyViolation, isRecordGone, isUniqueViolation } from '../db/errors.js';
-import { Messages, snakeCase } from '../validation/messages.js';
-
-/** Field name (snake_case, dotted for nested) to the reasons it was refused. */
-export type FieldErrors = Record<string, string[]>;
-
-/** An empty field map with no prototype: client-chosen names (`constructor`, `__proto__`) are ordinary keys. */
-export const noFieldErrors = (): FieldErrors => Object.create(null);
+import { type FieldErrors, Messages, snakeCase } from '../validation/messages.js';
 
 /**
  * Every `extensions.code` a GraphQL error can carry (docs/api.md lists them): the codes of API.md section 4 and Yoga's own. Only the gate's errors (401, 429) set an HTTP

@@ -3,15 +3,15 @@ import { Request, Response } from '@whatwg-node/fetch';
 import { GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
-import type { Gate } from '../http/gate.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { headersOf, readBody } from '../http/responses.js';
 import { logError } from '../log.js';
-import type { Context } from './context.js';
+import type { Admission, Admit, Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
 import { jsonValueErrors } from '../validation/json-values.js';
 import { Messages } from '../validation/messages.js';
-import { ErrorCode, type FieldErrors, contractError, invalid, noFieldErrors } from './errors.js';
+import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
+import { ErrorCode, contractError, invalid } from './errors.js';
 import { limitsRule } from './limits.js';
 import { unreadable } from './unreadable.js';
 
@@ -66,7 +66,7 @@ const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request
  * parses, validates or caches anything, so a caller without a key costs one hash
  * lookup and learns nothing about the schema; the body limit holds while streaming.
  */
-export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
+export function createGraphQL(schema: GraphQLSchema, gate: Admit) {
   const documentCache = new BoundedCache<any>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
 
@@ -147,9 +147,9 @@ export function createGraphQL(schema: GraphQLSchema, gate: Gate) {
   async function handle(request: Request, facts: RequestFacts): Promise<Response> {
     const { requestId } = facts;
     if (wantsGraphiQL(request)) return yoga.handleRequest(request, {} as ServerContext);
-    let admission: Awaited<ReturnType<Gate>>;
+    let admission: Admission;
     try {
-      admission = await gate(request, facts);
+      admission = await gate(request, facts, {});
     } catch (error) {
       // Nothing ran: the request as a whole failed, so HTTP says 500 too.
       logError(requestId, error, 'graphql gate');

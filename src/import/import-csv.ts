@@ -11,7 +11,7 @@ import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
 import { fieldErrorsOf } from '../graphql/batch.js';
 import { renamed } from '../validation/messages.js';
 import { activeDefinitions } from '../modules/property-definitions/properties.js';
-import { workspaceNamed } from '../modules/workspaces/workspaces.admin.js';
+import { workspaceNamed } from '../db/workspaces.js';
 import { coerceVariables } from '../rest/coerce.js';
 import type { RestRoute } from '../rest/route.js';
 import { compileDocument } from '../rest/documents.js';

@@ -3,8 +3,8 @@ import type { Database } from '../db/client.js';
 import { listCountCompactionLoop } from '../db/list-counts.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
-import { represent } from '../graphql/schema.js';
-import { onDeliveriesQueued } from '../webhooks/queue.js';
+import { represent } from '../schema.js';
+import { onDeliveriesQueued } from '../events/deliveries.js';
 import { createDeliveryWorker } from '../webhooks/worker.js';
 import { type RunningLoops, startLoops } from './loops.js';
 

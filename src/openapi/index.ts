@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { inputRules } from '../graphql/inputs.js';
-import { schema } from '../graphql/schema.js';
+import { schema } from '../schema.js';
 import { restRoutes } from '../modules/index.js';
 import { type OpenApiDocument, buildOpenApiDocument } from './document.js';
 

@@ -1,8 +1,8 @@
 import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
-import type { Context } from '../graphql/context.js';
-import { ErrorCode, type ErrorCodeValue, type FieldErrors, codeOf, contractError, invalid, noFieldErrors } from '../graphql/errors.js';
+import type { Admit, Context } from '../graphql/context.js';
+import { ErrorCode, type ErrorCodeValue, codeOf, contractError, invalid } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
-import type { Admit } from '../http/gate.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
 import { Response } from '@whatwg-node/fetch';
 import { logError } from '../log.js';

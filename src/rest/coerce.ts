@@ -12,7 +12,7 @@ import {
   typeFromAST,
 } from 'graphql';
 import type { z } from 'zod';
-import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
 import { pageRules } from '../graphql/pagination.js';
 import { unstorable } from '../validation/json-values.js';
 import { Messages, fieldErrorsFrom, snakeCase } from '../validation/messages.js';

@@ -1,5 +1,6 @@
 import { isForeignKeyViolation, isRecordGone } from '../db/errors.js';
-import { type FieldErrors, invalid, noFieldErrors } from '../graphql/errors.js';
+import { invalid } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from './messages.js';
 import { Messages } from './messages.js';
 
 interface IdDelegate {

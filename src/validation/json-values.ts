@@ -1,4 +1,4 @@
-import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from './messages.js';
 import { Messages, fieldPath } from './messages.js';
 
 /** How deep a request's JSON may nest (the body or variables at level 0, `properties` at 1). */

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
-import { type FieldErrors, noFieldErrors } from '../graphql/errors.js';
+/** Field name (snake_case, dotted for nested) to the reasons it was refused. */
+export type FieldErrors = Record<string, string[]>;
+
+/** An empty field map with no prototype: client-chosen names (`constructor`, `__proto__`) are ordinary keys. */
+export const noFieldErrors = (): FieldErrors => Object.create(null);
 
 /** camelCase (GraphQL) to snake_case (the wire's field names). */
 export function snakeCase(name: string): string {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Context } from '../graphql/context.js';
-import { type FieldErrors, invalid, noFieldErrors } from '../graphql/errors.js';
+import { invalid } from '../graphql/errors.js';
+import { type FieldErrors, noFieldErrors } from './messages.js';
 import { jsonValueErrors } from './json-values.js';
 import { fieldErrorsFrom } from './messages.js';
 

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Context } from '../graphql/context.js';
-import { type FieldErrors, invalidField } from '../graphql/errors.js';
+import { invalidField } from '../graphql/errors.js';
+import type { FieldErrors } from './messages.js';
 import { Messages } from './messages.js';
 
 /** Who holds each of a batch's values (src/graphql/batch.ts): the values as the rule parses them, and the holders' ids by value. */

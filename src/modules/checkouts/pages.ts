@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { type DocumentNode, type ExecutionResult, type GraphQLSchema, execute, parse, validate } from 'graphql';
 import { Response } from '@whatwg-node/fetch';
-import type { Context } from '../../graphql/context.js';
+import type { Admit, Context } from '../../graphql/context.js';
 import { contractError } from '../../graphql/errors.js';
-import type { Admit } from '../../http/gate.js';
+
 import type { RequestFacts } from '../../http/request-facts.js';
 import { readBody } from '../../http/responses.js';
 import { jsonValueErrors } from '../../validation/json-values.js';

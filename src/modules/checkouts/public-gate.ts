@@ -1,8 +1,8 @@
 import type { Database } from '../../db/client.js';
 import { scopeToWorkspace } from '../../db/tenancy.js';
-import type { Actor } from '../../events/recorder.js';
+import type { Actor, Admission, Admit } from '../../graphql/context.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../graphql/context.js';
-import { type Admission, type Admit, rateLimitCounter } from '../../http/gate.js';
+import { rateLimitCounter } from '../../auth/gate.js';
 import { type RateLimitStore, RateLimiter } from '../../http/rate-limit.js';
 import { readBody } from '../../http/responses.js';
 import { verifySignature } from '../../webhooks/signing.js';

@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.js';
 import { batchInputs } from '../../graphql/inputs.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
-import type { FieldErrors } from '../../graphql/errors.js';
+import type { FieldErrors } from '../../validation/messages.js';
 import { notFound } from '../../graphql/errors.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate, type CountedList } from '../../graphql/pagination.js';
 import { linkIds, preload, preloadedRow, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';

@@ -1,7 +1,7 @@
 import { isCalendarDate } from '../../graphql/scalars.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import type { Context } from '../../graphql/context.js';
-import type { FieldErrors } from '../../graphql/errors.js';
+import type { FieldErrors } from '../../validation/messages.js';
 import { Messages } from '../../validation/messages.js';
 import type { PropertyObject, PropertyType } from './property-definitions.input.js';
 

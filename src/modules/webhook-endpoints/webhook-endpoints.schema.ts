@@ -1,6 +1,7 @@
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
-import { type FieldErrors, invalid, notFound } from '../../graphql/errors.js';
+import { invalid, notFound } from '../../graphql/errors.js';
+import type { FieldErrors } from '../../validation/messages.js';
 import { inputTypeFrom, createAndUpdateInputs } from '../../graphql/inputs.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
@@ -10,7 +11,7 @@ import { newRow } from '../../db/tenancy.js';
 import { parseInput } from '../../validation/parse.js';
 import { typeMatches } from '../../events/resources.js';
 import { MAX_WEBHOOK_URL_LENGTH, checkWebhookUrl } from '../../webhooks/address-guard.js';
-import { deliveriesQueued, deliveryRow, endpointPatterns } from '../../webhooks/queue.js';
+import { deliveriesQueued, deliveryRow, endpointPatterns } from '../../events/deliveries.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import {
   CreateWebhookEndpointInput,
@@ -186,9 +187,8 @@ builder.mutationFields((t) => ({
     description: 'Sends a `webhook_endpoint.test` event to this endpoint alone, whatever its patterns; the event is not kept in the log.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, { id }, ctx) => {
-      // The endpoint as its GET answers, as every event's object is (loaded here: the schema module imports this one).
-      const { represent } = await import('../../graphql/schema.js');
-      const object = await represent('webhook_endpoint', id, ctx);
+      // The endpoint as its GET answers, as every event's object is.
+      const object = await ctx.represent!('webhook_endpoint', id, ctx);
       if (!object) throw notFound('Webhook endpoint');
       const now = new Date();
       const event = {

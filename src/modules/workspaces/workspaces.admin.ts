@@ -1,14 +1,9 @@
 import type { Db } from '../../db/client.js';
-import { newId } from '../../db/ids.js';
 import { fieldErrorsFrom } from '../../validation/messages.js';
 import { UpdateWorkspaceInput } from './workspaces.input.js';
 
 const SETTINGS = { id: true, name: true, defaultCurrency: true, createdAt: true, updatedAt: true } as const;
 
-/** The workspace called `name`, made first if there is none (the command line names workspaces; a key, an import or the demo data may be the first thing in one). */
-export function workspaceNamed(db: Pick<Db, 'workspace'>, name: string) {
-  return db.workspace.upsert({ where: { name }, create: { id: newId(), name }, update: {} });
-}
 
 /** A workspace's settings by name, for the command line (which has no key): null when there is none. */
 export function workspaceSettings(prisma: Db, name: string) {

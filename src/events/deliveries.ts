@@ -1,8 +1,8 @@
 import { newId } from '../db/ids.js';
 import { workspaceOf } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
-import type { EventRow } from '../events/recorder.js';
-import { typeMatches } from '../events/resources.js';
+import type { EventRow } from './recorder.js';
+import { typeMatches } from './resources.js';
 
 /** An event as stored (a row of Event, or the test event that is never stored). */
 export type StoredEvent = Omit<EventRow, 'resource'> & { resource: string };

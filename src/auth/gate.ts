@@ -1,17 +1,10 @@
-import { createAuthenticator } from '../auth/api-keys.js';
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
-import { type Context, DEFAULT_SETTINGS, type Settings } from '../graphql/context.js';
+import { type Admission, type Context, DEFAULT_SETTINGS, type Settings } from '../graphql/context.js';
+import { type RateLimitHit, type RateLimitStore, RateLimiter } from '../http/rate-limit.js';
+import type { RequestFacts } from '../http/request-facts.js';
 import { logError } from '../log.js';
-import { type RateLimitHit, type RateLimitStore, RateLimiter } from './rate-limit.js';
-import type { RequestFacts } from './request-facts.js';
-
-export type Admission =
-  | { ok: true; context: Context; headers: Record<string, string> }
-  | { ok: false; status: 401 | 404 | 429; message: string; headers: Record<string, string> };
-
-/** What the REST adapter asks before running a route: who calls, with the route's path parameters (the public routes' credential is in the path). */
-export type Admit = (request: Request, facts: RequestFacts, params: Record<string, string>) => Promise<Admission>;
+import { createAuthenticator } from './api-keys.js';
 
 /**
  * Counts a request, or lets it through uncounted (`undefined`) when the store fails:
@@ -99,5 +92,3 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     };
   };
 }
-
-export type Gate = ReturnType<typeof createGate>;

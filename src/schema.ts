@@ -1,10 +1,10 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { enforceScopes } from '../auth/scopes.js';
-import { recordEventsOfEveryMutation } from '../events/mutations.js';
-import { createRepresentation } from '../events/representation.js';
+import { enforceScopes } from './auth/scopes.js';
+import { recordEventsOfEveryMutation } from './events/mutations.js';
+import { createRepresentation } from './events/representation.js';
+import { builder } from './graphql/builder.js';
 // Importing the modules registers every resource's types, queries and mutations.
-import { restRoutes } from '../modules/index.js';
-import { builder } from './builder.js';
+import { restRoutes } from './modules/index.js';
 
 const built = builder.toSchema();
 

@@ -1,6 +1,6 @@
-import { type GraphQLSchema, execute } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import { codeOf, ErrorCode } from '../graphql/errors.js';
+import { runOperation } from '../graphql/operations.js';
 import { type CompiledDocument, compileDocument } from '../rest/documents.js';
 import type { RestRoute } from '../rest/route.js';
 import { EVENT_RESOURCES, EVENT_RESOURCE_NAMES, type EventResource } from './resources.js';
@@ -23,14 +23,12 @@ export function createRepresentation(schema: GraphQLSchema, routes: RestRoute[])
   /** The record's REST body, or null when it does not exist (in the context's workspace). */
   return async function represent(resource: EventResource, id: string, context: Context): Promise<RestObject | null> {
     const { route, compiled } = documents.get(resource)!;
-    const result = await execute({ schema, document: compiled.document, variableValues: { id }, contextValue: context });
-    const error = result.errors?.[0];
-    if (error) {
-      if (codeOf(error) === ErrorCode.NotFound) return null;
-      throw error.originalError ?? error;
+    const result = await runOperation(schema, compiled.document, { id }, context);
+    if (!result.ok) {
+      if (result.status === 404) return null;
+      throw result.thrown;
     }
-    const data = result.data as Record<string, unknown>;
-    return (route.unwrap ? route.unwrap(data) : Object.values(data)[0]) as RestObject;
+    return (route.unwrap ? route.unwrap(result.data) : Object.values(result.data)[0]) as RestObject;
   };
 }
 

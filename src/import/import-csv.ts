@@ -3,7 +3,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
-import { type GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, execute, parse as parseDocument } from 'graphql';
+import { type GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, parse as parseDocument } from 'graphql';
+import { runOperation } from '../graphql/operations.js';
 import type { Database } from '../db/client.js';
 import { atomically, joinable } from '../db/locks.js';
 import { newRow, scopeToWorkspace } from '../db/tenancy.js';
@@ -346,12 +347,11 @@ class BatchWriter {
     while (pending.length > 0) {
       const { variables, errors: typeErrors } = coerceVariables(this.schema, operation, { inputs: pending.map(item) }, 'body');
       const context: Context = { ...ctx, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
-      const result = await execute({ schema: this.schema, document: { kind: Kind.DOCUMENT, definitions: [operation] }, variableValues: variables, contextValue: context });
-      const error = result.errors?.[0];
-      if (!error) return Object.values(result.data as Record<string, unknown[]>)[0]!;
-      const refused = itemErrors(error);
+      const result = await runOperation(this.schema, { kind: Kind.DOCUMENT, definitions: [operation] }, variables, context);
+      if (result.ok) return Object.values(result.data as Record<string, unknown[]>)[0]!;
+      const refused = result.status === 422 && result.error ? itemErrors(result.error) : {};
       const rejected = new Set(Object.keys(refused).map(Number));
-      if (rejected.size === 0) throw error.originalError ?? error;
+      if (rejected.size === 0) throw result.thrown;
       pending.forEach((r, i) => {
         if (rejected.has(i)) r.reasons = refused[i]!;
       });

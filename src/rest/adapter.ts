@@ -1,6 +1,7 @@
-import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind, execute } from 'graphql';
+import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Admit, Context } from '../graphql/context.js';
-import { ErrorCode, type ErrorCodeValue, codeOf, contractError, invalid } from '../graphql/errors.js';
+import { invalid } from '../graphql/errors.js';
+import { type OperationResult, runOperation } from '../graphql/operations.js';
 import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
@@ -24,24 +25,6 @@ interface CompiledRoute extends RestRoute {
   /** A CSV export's columns, read from its document once. */
   columns?: Column[];
 }
-
-/**
- * The REST status of every error code. A route's document is ours and checked at start,
- * so a request or document error on a REST route is our bug: a 500, logged.
- */
-const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
-  [ErrorCode.Unauthenticated]: 401,
-  [ErrorCode.Forbidden]: 403,
-  [ErrorCode.NotFound]: 404,
-  [ErrorCode.BadUserInput]: 422,
-  [ErrorCode.RateLimited]: 429,
-  [ErrorCode.Internal]: 500,
-  [ErrorCode.BadRequest]: 500,
-  [ErrorCode.LimitExceeded]: 500,
-  [ErrorCode.ParseFailed]: 500,
-  [ErrorCode.ValidationFailed]: 500,
-  [ErrorCode.OperationResolutionFailure]: 500,
-};
 
 /** Rows a CSV export reads a query: enough that round trips do not dominate, and few enough that the ids of a page fit in one SQLite statement (999 values). */
 const EXPORT_PAGE_SIZE = 500;
@@ -211,23 +194,12 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     const required = (route.compiled.operation.variableDefinitions ?? []).filter((d) => d.type.kind === Kind.NON_NULL_TYPE);
     if (context.inputTypeErrors && required.some((d) => !(d.variable.name.value in variableValues))) return unprocessable(invalid(context.inputTypeErrors));
 
-    let result: ExecutionResult;
-    try {
-      result = await execute({
-        schema,
-        document: route.compiled.document,
-        variableValues,
-        contextValue: context,
-      });
-    } catch (error) {
-      logError(requestId, error, `${route.method} ${route.path}`);
-      return { status: 500, body: errorBody('Server error.'), error };
-    }
-    if (result.errors?.length) return errorOutcome(result.errors[0]!, requestId, route);
+    const result = await runOperation(schema, route.compiled.document, variableValues, context);
+    if (!result.ok) return errorOutcome(result, requestId, route);
     // Resolvers report type errors through parseInput; one that takes no input still must not succeed.
     if (context.inputTypeErrors) return unprocessable(invalid(context.inputTypeErrors));
 
-    const data = result.data as Record<string, unknown>;
+    const { data } = result;
     const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));
     const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
     return { status, body: route.compiled.variableNames.has('cursor') && !route.csv ? listEnvelope(body as ListResult, url) : body };
@@ -269,15 +241,12 @@ function unprocessable(error: GraphQLError): Outcome {
   return { status: 422, body: { message: error.message, errors: error.extensions.errors } };
 }
 
-function errorOutcome(raised: GraphQLError, requestId: string, route: RestRoute): Outcome {
-  const error = contractError(raised);
-  const code = error && codeOf(error);
-  const status = code ? STATUS_BY_CODE[code as ErrorCodeValue] : undefined;
+function errorOutcome(failed: Extract<OperationResult, { ok: false }>, requestId: string, route: RestRoute): Outcome {
+  const { status, error, thrown } = failed;
   // The error as thrown goes with the answer: a caller running the route in its own transaction may run it again.
-  const thrown = raised.originalError ?? raised;
   if (status === 422) return { ...unprocessable(error!), error: thrown };
-  if (status && status < 500) return { status, body: errorBody(error!.message), error: thrown };
+  if (error && status < 500) return { status, body: errorBody(error.message), error: thrown };
   // A race lost inside a caller's transaction is that caller's to run again, not a failure to log.
-  if (!lostRace(thrown)) logError(requestId, raised, `${route.method} ${route.path}`);
+  if (!lostRace(thrown)) logError(requestId, thrown, `${route.method} ${route.path}`);
   return { status: 500, body: errorBody('Server error.'), error: thrown };
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { type DocumentNode, type ExecutionResult, type GraphQLSchema, execute, parse, validate } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, parse, validate } from 'graphql';
 import { Response } from '@whatwg-node/fetch';
 import type { Admit, Context } from '../../graphql/context.js';
-import { contractError } from '../../graphql/errors.js';
+import { runOperation } from '../../graphql/operations.js';
 
 import type { RequestFacts } from '../../http/request-facts.js';
 import { readBody } from '../../http/responses.js';
@@ -120,15 +120,11 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
 
   /** Runs one of the pages' documents: its field's data (snake_case, as REST), or the problem as REST would answer it. */
   async function run<T>(name: keyof typeof DOCUMENTS, variables: Record<string, unknown>, context: Context): Promise<{ data: T } | { problem: Problem }> {
-    const result: ExecutionResult = await execute({ schema, document: compiled[name], variableValues: variables, contextValue: { ...context } });
-    if (result.errors?.length) {
-      const error = contractError(result.errors[0]!);
-      const code = error?.extensions.code;
-      if (code === 'NOT_FOUND') return { problem: { status: 404, message: error!.message } };
-      if (code === 'BAD_USER_INPUT') return { problem: { status: 422, message: error!.message, errors: error!.extensions.errors as Record<string, string[]> | undefined } };
-      throw result.errors[0];
-    }
-    return { data: Object.values(result.data as Record<string, unknown>)[0] as T };
+    const result = await runOperation(schema, compiled[name], variables, { ...context });
+    if (result.ok) return { data: Object.values(result.data)[0] as T };
+    const { status, error } = result;
+    if (error && (status === 404 || status === 422)) return { problem: { status, message: error.message, errors: error.extensions.errors as Record<string, string[]> | undefined } };
+    throw result.thrown;
   }
 
   return async function handle(request: Request, facts: RequestFacts, url: URL): Promise<Response> {

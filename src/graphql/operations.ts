@@ -1,0 +1,51 @@
+import { type DocumentNode, type GraphQLError, type GraphQLSchema, execute } from 'graphql';
+import type { Context } from './context.js';
+import { ErrorCode, type ErrorCodeValue, codeOf, contractError } from './errors.js';
+
+/**
+ * The HTTP status of every error code. An in-process document is ours and checked at
+ * start, so a request or document error running one is our bug: a 500.
+ */
+export const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
+  [ErrorCode.Unauthenticated]: 401,
+  [ErrorCode.Forbidden]: 403,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.BadUserInput]: 422,
+  [ErrorCode.RateLimited]: 429,
+  [ErrorCode.Internal]: 500,
+  [ErrorCode.BadRequest]: 500,
+  [ErrorCode.LimitExceeded]: 500,
+  [ErrorCode.ParseFailed]: 500,
+  [ErrorCode.ValidationFailed]: 500,
+  [ErrorCode.OperationResolutionFailure]: 500,
+};
+
+/**
+ * What an operation run in-process gave: its data, or its first error as the contract
+ * states it (Prisma's known errors mapped once, by `contractError`) with its HTTP status;
+ * `error` is undefined and `status` 500 for anything unexpected. `thrown` is what was
+ * thrown, for a caller that retries a lost race or rethrows.
+ */
+export type OperationResult =
+  | { ok: true; data: Record<string, unknown> }
+  | { ok: false; status: number; error: GraphQLError | undefined; thrown: unknown };
+
+/**
+ * The one way the service runs a GraphQL operation in-process (the REST adapter, the pay
+ * pages, the CSV import, an event's representation): the same schema, rules and errors as
+ * a request to /graphql.
+ */
+export async function runOperation(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, context: Context): Promise<OperationResult> {
+  let result;
+  try {
+    result = await execute({ schema, document, variableValues: variables, contextValue: context });
+  } catch (thrown) {
+    return { ok: false, status: 500, error: undefined, thrown };
+  }
+  const raised = result.errors?.[0];
+  if (!raised) return { ok: true, data: result.data as Record<string, unknown> };
+  const error = contractError(raised);
+  const code = error && codeOf(error);
+  const status = code ? (STATUS_BY_CODE[code as ErrorCodeValue] ?? 500) : 500;
+  return { ok: false, status, error: status < 500 ? error : undefined, thrown: raised.originalError ?? raised };
+}

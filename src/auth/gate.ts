@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
-import { type Admission, type Context, DEFAULT_SETTINGS, type Settings } from '../graphql/context.js';
+import { type Admission, type Context, DEFAULT_SETTINGS, type Settings, createContext } from '../graphql/context.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from '../http/rate-limit.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { logError } from '../log.js';
@@ -80,15 +80,13 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
     return {
       ok: true,
       headers,
-      context: {
+      context: createContext(database.prisma, caller.workspace, { type: 'api_key', id: caller.keyId, name: caller.keyName }, {
         db: scopedFor(caller.workspace.id),
-        workspace: caller.workspace,
         requestId,
-        actor: { type: 'api_key', id: caller.keyId, name: caller.keyName },
         scopes: caller.scopes,
         origin: new URL(request.url).origin,
         settings,
-      },
+      }),
     };
   };
 }

@@ -3,10 +3,9 @@ import { isUniqueViolation } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { searchText } from '../db/search.js';
 import type { Prisma } from '../generated/sqlite/client.js';
-import { scopeToWorkspace } from '../db/tenancy.js';
 import { saveEvents } from '../events/outbox.js';
 import { EventRecorder } from '../events/recorder.js';
-import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
+import { createContext } from '../graphql/context.js';
 import { represent } from '../schema.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
 import { workspaceNamed } from '../db/workspaces.js';
@@ -340,7 +339,7 @@ async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => 
   const workspaceId = workspace.id;
   // Everything below is written through the event recorder: one event per record, in this transaction.
   const cli = { type: 'cli' } as const;
-  const reading: Context = { db: scopeToWorkspace(tx as Db, workspaceId), workspace: { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, requestId: '', actor: cli, settings: DEFAULT_SETTINGS };
+  const reading = createContext(tx as Db, { id: workspaceId, defaultCurrency: workspace.defaultCurrency }, cli);
   const recorder = new EventRecorder(represent, reading, { actor: cli, requestId: null });
   const db = recorder.client(tx);
   log(`Loading the demo data set into workspace "${workspaceName}" (${workspaceId}), in one transaction...`);

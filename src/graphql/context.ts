@@ -53,7 +53,21 @@ export type Admission =
 /** What a face asks before running a request: who calls, with the route's path parameters (the public routes' credential is in the path). */
 export type Admit = (request: Request, facts: RequestFacts, params: Record<string, string>) => Promise<Admission>;
 
-/** The context of the service's own writes (background work: webhook auto-disable, checkout expiry), recorded with actor `system`. */
-export function systemContext(prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS): Context {
-  return { db: scopeToWorkspace(prisma, workspace.id), workspace, requestId: '', actor: { type: 'system' }, settings };
+/**
+ * The one way a Context is made: who acts, in which workspace, through a client that
+ * sees only that workspace (`db`, when the caller keeps one per workspace; else made
+ * here). A request's gate, the command line, the demo and background work all call it.
+ */
+export function createContext(
+  prisma: Db,
+  workspace: Context['workspace'],
+  actor: Actor,
+  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings'>> = {},
+): Context {
+  const { db = scopeToWorkspace(prisma, workspace.id), requestId = '', settings = DEFAULT_SETTINGS, ...rest } = options;
+  return { db, workspace, actor, requestId, settings, ...rest };
 }
+
+/** The context of the service's own writes (background work: webhook auto-disable, checkout expiry), recorded with actor `system`. */
+export const systemContext = (prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS): Context =>
+  createContext(prisma, workspace, { type: 'system' }, { settings });

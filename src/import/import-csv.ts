@@ -7,8 +7,8 @@ import { type GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNo
 import { runOperation } from '../graphql/operations.js';
 import type { Database } from '../db/client.js';
 import { atomically, joinable } from '../db/locks.js';
-import { newRow, scopeToWorkspace } from '../db/tenancy.js';
-import { type Context, DEFAULT_SETTINGS } from '../graphql/context.js';
+import { newRow } from '../db/tenancy.js';
+import { type Context, createContext } from '../graphql/context.js';
 import { fieldErrorsOf } from '../graphql/batch.js';
 import { renamed } from '../validation/messages.js';
 import { activeDefinitions } from '../modules/property-definitions/properties.js';
@@ -93,13 +93,7 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   const definition = RESOURCES[options.resource];
   const { hash } = options.scanned ?? (await scanFile(options.file));
   const workspace = await workspaceNamed(database.prisma, options.workspace);
-  const context: Context = {
-    db: scopeToWorkspace(database.prisma, workspace.id),
-    workspace: { id: workspace.id, defaultCurrency: workspace.defaultCurrency },
-    requestId: '',
-    actor: { type: 'cli' },
-    settings: DEFAULT_SETTINGS,
-  };
+  const context = createContext(database.prisma, { id: workspace.id, defaultCurrency: workspace.defaultCurrency }, { type: 'cli' });
   if (database.target.provider === 'sqlite') {
     // A long import walks indexes far larger than SQLite's default 2 MB page cache: 64 MB
     // for this process's writes (the service keeps its default, and its memory).

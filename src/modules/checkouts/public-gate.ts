@@ -1,7 +1,6 @@
 import type { Database } from '../../db/client.js';
-import { scopeToWorkspace } from '../../db/tenancy.js';
 import type { Actor, Admission, Admit } from '../../graphql/context.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../graphql/context.js';
+import { DEFAULT_SETTINGS, type Settings, createContext } from '../../graphql/context.js';
 import { rateLimitCounter } from '../../auth/gate.js';
 import { type RateLimitStore, RateLimiter } from '../../http/rate-limit.js';
 import { readBody } from '../../http/responses.js';
@@ -33,7 +32,7 @@ export function createPublicGate(database: Database, limitPerMinute: number, sto
   const admitted = (workspace: { id: string; defaultCurrency: string }, actor: Actor, request: Request, requestId: string, headers: Record<string, string>): Admission => ({
     ok: true,
     headers,
-    context: { db: scopeToWorkspace(prisma, workspace.id), workspace, requestId, actor, origin: new URL(request.url).origin, settings },
+    context: createContext(prisma, workspace, actor, { requestId, origin: new URL(request.url).origin, settings }),
   });
 
   return async function admit(request, facts, params) {

@@ -13,6 +13,7 @@ export default defineConfig({
     name: 'browser',
     include: ['test/browser/**/*.browser.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    setupFiles: ['test/support/expect-count-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

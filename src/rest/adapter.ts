@@ -138,7 +138,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       return refuse({ idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] });
     }
     const result = await idempotent(admission.context, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, sent) }, (context) =>
-      runRoute(route, raw, url, context, requestId),
+      runRoute(route, raw, url, context, requestId, {}, { retried: true }),
     );
     if ('conflict' in result) {
       if (result.conflict === 'mismatch') return refuse({ idempotency_key: ['The Idempotency-Key was already used with another request.'] });
@@ -184,7 +184,8 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
   }
 
   /** Runs a route's operation; every answer, success or error, is an outcome (500s included, already logged). */
-  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string, overrides: Record<string, unknown> = {}): Promise<Outcome> {
+  /** `retried`: the caller runs the route in its own transaction and runs it again when it loses a race (so such a loss is not logged here). */
+  async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string, overrides: Record<string, unknown> = {}, options: { retried?: boolean } = {}): Promise<Outcome> {
     const fromBody = coerceVariables(schema, route.compiled.operation, raw, 'body');
     const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
@@ -195,7 +196,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     if (context.inputTypeErrors && required.some((d) => !(d.variable.name.value in variableValues))) return unprocessable(invalid(context.inputTypeErrors));
 
     const result = await runOperation(schema, route.compiled.document, variableValues, context);
-    if (!result.ok) return errorOutcome(result, requestId, route);
+    if (!result.ok) return errorOutcome(result, requestId, route, options.retried ?? false);
     // Resolvers report type errors through parseInput; one that takes no input still must not succeed.
     if (context.inputTypeErrors) return unprocessable(invalid(context.inputTypeErrors));
 
@@ -241,12 +242,12 @@ function unprocessable(error: GraphQLError): Outcome {
   return { status: 422, body: { message: error.message, errors: error.extensions.errors } };
 }
 
-function errorOutcome(failed: Extract<OperationResult, { ok: false }>, requestId: string, route: RestRoute): Outcome {
+function errorOutcome(failed: Extract<OperationResult, { ok: false }>, requestId: string, route: RestRoute, retried: boolean): Outcome {
   const { status, error, thrown } = failed;
   // The error as thrown goes with the answer: a caller running the route in its own transaction may run it again.
   if (status === 422) return { ...unprocessable(error!), error: thrown };
   if (error && status < 500) return { status, body: errorBody(error.message), error: thrown };
-  // A race lost inside a caller's transaction is that caller's to run again, not a failure to log.
-  if (!lostRace(thrown)) logError(requestId, thrown, `${route.method} ${route.path}`);
+  // A race lost inside a caller's transaction is that caller's to run again (and to log if no run wins it).
+  if (!(retried && lostRace(thrown))) logError(requestId, thrown, `${route.method} ${route.path}`);
   return { status: 500, body: errorBody('Server error.'), error: thrown };
 }

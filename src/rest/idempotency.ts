@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/client.js';
 import { lostRace } from '../db/errors.js';
-import { type Tx, atomically, joinable } from '../db/locks.js';
+import { type Tx, atomically, joinable, lockRow } from '../db/locks.js';
 import { newRow } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import { reached } from '../http/crash-points.js';
+import { logError } from '../log.js';
 
 /** What a route answered: replayed as is for a retry. `error`: what was thrown, when the answer came from an error (never sent). */
 export interface Outcome {
@@ -51,7 +52,7 @@ const BUSY = Symbol('busy');
  * The transaction first takes the key: on PostgreSQL a transaction-level advisory lock
  * on (workspace, key), tried without waiting (a retry that finds it held waits outside
  * any transaction, polling, for up to 30 s, then answers 409); on SQLite the database's
- * one writer already runs write transactions one at a time. Holding the key, it reads
+ * write lock (one writer: write transactions run one at a time, across processes too). Holding the key, it reads
  * the key's record: a committed one is replayed (or 422 for another body). Otherwise the
  * route runs on the transaction's client, so the mutation and its events join it, and
  * a success stores its answer before the commit; anything else rolls back, so the key
@@ -73,7 +74,12 @@ export function createIdempotency(database: Database, stopping?: AbortSignal) {
   };
   /** Takes the key for the transaction's life; false when another transaction holds it (PostgreSQL only). */
   const takeKey = async (tx: Tx, workspaceId: string, key: string): Promise<boolean> => {
-    if (database.target.provider !== 'postgresql') return true;
+    if (database.target.provider !== 'postgresql') {
+      // SQLite: the database's write lock first, by a write that changes nothing. A transaction
+      // that read first could not take it once another process had written (SQLITE_BUSY_SNAPSHOT).
+      await lockRow(tx, 'workspace', workspaceId);
+      return true;
+    }
     const [row] = await tx.$queryRawUnsafe<{ held: boolean }[]>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS "held"', `idempotency:${workspaceId}:${key}`);
     return row!.held;
   };
@@ -85,6 +91,8 @@ export function createIdempotency(database: Database, stopping?: AbortSignal) {
     for (let attempt = 0; ; attempt += 1) {
       reached('idempotency:before-transaction');
       let committed: (() => void)[] = [];
+      // The last run's answer when it lost a race: still the answer if no run is left to win it.
+      let lost: Outcome | undefined;
       let answer: IdempotentResult | typeof BUSY;
       try {
         answer = await atomically(
@@ -101,7 +109,10 @@ export function createIdempotency(database: Database, stopping?: AbortSignal) {
             if (record) await tx.idempotencyRecord.delete({ where: { id: record.id } });
             const outcome = await run({ ...context, db: joinable(tx) as unknown as Context['db'], afterCommit: (fn) => committed.push(fn) });
             // A race the write lost reruns everything, its key included; any other refusal keeps nothing.
-            if (outcome.error !== undefined && lostRace(outcome.error)) throw outcome.error;
+            if (outcome.error !== undefined && lostRace(outcome.error)) {
+              lost = outcome;
+              throw outcome.error;
+            }
             if (outcome.status < 200 || outcome.status >= 300) throw new Refused(outcome);
             reached('idempotency:written');
             const row = newRow(workspaceId);
@@ -114,6 +125,11 @@ export function createIdempotency(database: Database, stopping?: AbortSignal) {
         );
       } catch (error) {
         if (error instanceof Refused) return { ...error.outcome, replayed: false };
+        // Every run lost its race: the last one's answer (a 422 for a value taken meanwhile, as without a key).
+        if (lost && error === lost.error) {
+          if (lost.status >= 500) logError(context.requestId, error, `POST ${request.path}`);
+          return { ...lost, replayed: false };
+        }
         throw error;
       }
       if (answer !== BUSY) {

@@ -347,6 +347,7 @@ function webhookSection(h: WebhookFigures): string[] {
     `| ratio with / without: throughput; service CPU per write, inverted (medians of each round's pair; the throughput's range) | ${times(pairedRatio((w, o) => w.perSecond / o.perSecond))}; ${times(pairedRatio((w, o) => o.cpuMsPerRequest / w.cpuMsPerRequest))} (${times(Math.min(...throughputRatios))}-${times(Math.max(...throughputRatios))}) |`,
     `| answer of a write to its first attempt, ${h.latency.writes} writes sent at 200/s (answered at ${rate(h.latency.perSecond)}/s): p50 / p95 / max | ${ms(h.latency.p50)} / ${ms(h.latency.p95)} / ${ms(h.latency.max)} ms |`,
     `| a backlog of ${h.drain.deliveries} deliveries drained to a receiver that answers at once | ${rate(h.drain.perSecond)} deliveries/s (${h.drain.seconds.toFixed(2)} s) |`,
+    `| the answer-to-first-attempt run again, beside a second endpoint that never answers (answered at ${rate(h.besideStalled.perSecond)}/s): p50 / p95 / max at the one that answers | ${ms(h.besideStalled.p50)} / ${ms(h.besideStalled.p95)} / ${ms(h.besideStalled.max)} ms |`,
     '',
     'The write rows alternate, after a warm-up of each (the endpoint made inactive or active; without then with, then with then without), same connections and duration as above. The receiver runs in a process of its own (not the load generator), on 127.0.0.1.',
     '',

@@ -1,7 +1,8 @@
 // The webhook receiver of `npm run bench` (scripts/bench/webhooks.ts), in a process of its
 // own so that its work never slows the load generator's event loop: it answers 204 at once
 // and notes, on one clock shared by every process (ms since the epoch), when each contact's
-// event first arrived. Its parent asks over IPC.
+// event first arrived. Its parent asks over IPC. On the path /stall it stands for a receiver
+// that never answers: each request is held until the sender gives up.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,6 +12,7 @@ export type ReceiverReply = { type: 'listening'; url: string } | { type: 'arriva
 const now = () => performance.timeOrigin + performance.now();
 const arrivals = new Map<string, number>();
 const server = createServer((req, res) => {
+  if (req.url === '/stall') return void req.resume();
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {

@@ -17,8 +17,20 @@ export interface WebhookFigures {
   withoutEndpoint: Sample[];
   withEndpoint: Sample[];
   /** `perSecond`: the writes answered per second of the paced run (below 200: the service did not keep up). */
-  latency: { writes: number; delivered: number; perSecond: number; p50: number; p95: number; max: number };
+  latency: Latency;
   drain: { deliveries: number; seconds: number; perSecond: number };
+  /** The same paced run, with a second endpoint subscribed that never answers (API.md section 6: endpoints are isolated). */
+  besideStalled: Latency;
+}
+
+/** From a write's answer to its first attempt at the receiver; `perSecond`: the writes answered per second of the paced run. */
+interface Latency {
+  writes: number;
+  delivered: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  max: number;
 }
 
 /** The receiver (scripts/bench/receiver.ts), started in a process of its own. */
@@ -98,27 +110,31 @@ export async function benchWebhooks(
     await waitFor(async () => (await count(endpoint.id, 'pending')) === 0, 120_000);
 
     // 2. From a write's answer to its first attempt at the receiver, at 200 writes/s.
-    const answered = new Map<string, number>();
+    const paced = async (label: string): Promise<Latency> => {
+      const answered = new Map<string, number>();
+      const inFlight = new Set<Promise<void>>();
+      const started = performance.now();
+      for (let i = 0; i < WRITES_PER_SECOND * PACED_SECONDS && !interrupted(); i += 1) {
+        const due = started + (i * 1000) / WRITES_PER_SECOND;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        while (inFlight.size >= PACED_IN_FLIGHT) await Promise.race(inFlight);
+        const write: Promise<void> = api('POST', '/contacts', { first_name: 'Paced', email: `paced-${label.replace(/\W+/g, '-')}-${i}-${Date.now()}@bench.example` })
+          .then((c: { id: string }) => void answered.set(c.id, performance.timeOrigin + performance.now()))
+          .finally(() => inFlight.delete(write));
+        inFlight.add(write);
+      }
+      await Promise.all(inFlight);
+      const pacedSeconds = (performance.now() - started) / 1000;
+      let arrivals = new Map<string, number>();
+      await waitFor(async () => (arrivals = await hook.arrivals([...answered.keys()])).size === answered.size, 60_000);
+      const delays = [...answered].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
+      const latency = { writes: answered.size, delivered: delays.length, perSecond: answered.size / pacedSeconds, p50: percentile(delays, 50), p95: percentile(delays, 95), max: delays.at(-1) ?? 0 };
+      progress(`[webhooks] ${WRITES_PER_SECOND} writes/s for ${PACED_SECONDS} s, ${label} (answered: ${latency.perSecond.toFixed(0)}/s): answer to first attempt p50 ${latency.p50.toFixed(0)} ms, p95 ${latency.p95.toFixed(0)} ms`);
+      return latency;
+    };
     const since = new Date().toISOString();
-    const paced = new Set<Promise<void>>();
-    const started = performance.now();
-    for (let i = 0; i < WRITES_PER_SECOND * PACED_SECONDS && !interrupted(); i += 1) {
-      const due = started + (i * 1000) / WRITES_PER_SECOND;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      while (paced.size >= PACED_IN_FLIGHT) await Promise.race(paced);
-      const write: Promise<void> = api('POST', '/contacts', { first_name: 'Paced', email: `paced-${i}-${Date.now()}@bench.example` })
-        .then((c: { id: string }) => void answered.set(c.id, performance.timeOrigin + performance.now()))
-        .finally(() => paced.delete(write));
-      paced.add(write);
-    }
-    await Promise.all(paced);
-    const pacedSeconds = (performance.now() - started) / 1000;
-    let arrivals = new Map<string, number>();
-    await waitFor(async () => (arrivals = await hook.arrivals([...answered.keys()])).size === answered.size, 60_000);
-    const delays = [...answered].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
-    const latency = { writes: answered.size, delivered: delays.length, perSecond: answered.size / pacedSeconds, p50: percentile(delays, 50), p95: percentile(delays, 95), max: delays.at(-1) ?? 0 };
-    progress(`[webhooks] ${WRITES_PER_SECOND} writes/s for ${PACED_SECONDS} s (answered: ${latency.perSecond.toFixed(0)}/s): answer to first attempt p50 ${latency.p50.toFixed(0)} ms, p95 ${latency.p95.toFixed(0)} ms`);
+    const latency = await paced('one endpoint');
 
     // 3. A backlog: the paced writes' events replayed to a second endpoint, inactive until the clock starts.
     const second = await api('POST', '/webhook-endpoints', { url: hook.url, events: ['contact.created'], is_active: false });
@@ -129,7 +145,16 @@ export async function benchWebhooks(
     const seconds = (performance.now() - drainStart) / 1000;
     const drain = { deliveries: queued as number, seconds, perSecond: queued / seconds };
     progress(`[webhooks] drained ${queued} deliveries in ${seconds.toFixed(2)} s: ${Math.round(drain.perSecond)}/s`);
-    return { withoutEndpoint, withEndpoint, latency, drain };
+    await api('PUT', `/webhook-endpoints/${second.id}`, { is_active: false });
+
+    // 4. The paced run again, beside an endpoint that never answers: its attempts hold their
+    // slots until they time out and its backlog grows past a claim's candidates, while the
+    // first endpoint's deliveries must still go out at once.
+    // Another origin (localhost, not 127.0.0.1), as another receiver's would be: the sender keeps 32 sockets per origin,
+    // which a receiver that never answers fills, for every endpoint on its own server.
+    await api('POST', '/webhook-endpoints', { url: hook.url.replace('127.0.0.1', 'localhost').replace(/\/hook$/, '/stall'), events: ['contact.created'] });
+    const besideStalled = await paced('beside a stalled endpoint');
+    return { withoutEndpoint, withEndpoint, latency, drain, besideStalled };
   } finally {
     await hook.close();
   }

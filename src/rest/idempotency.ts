@@ -52,9 +52,9 @@ const BUSY = Symbol('busy');
  * The transaction first takes the key: on PostgreSQL a transaction-level advisory lock
  * on (workspace, key), tried without waiting (a retry that finds it held waits outside
  * any transaction, polling, for up to 30 s, then answers 409); on SQLite the database's
- * write lock (one writer: write transactions run one at a time, across processes too). Holding the key, it reads
- * the key's record: a committed one is replayed (or 422 for another body). Otherwise the
- * route runs on the transaction's client, so the mutation and its events join it, and
+ * write lock (one writer: write transactions run one at a time, across processes too).
+ * Holding the key, it reads the key's record: a committed one is replayed (or 422 for
+ * another body). Otherwise the route runs on the transaction's client, so the mutation and its events join it, and
  * a success stores its answer before the commit; anything else rolls back, so the key
  * is free for a corrected retry. A lost race reruns the whole transaction. Records live
  * 24 hours; expired ones are purged as requests come, at most once a minute per process.

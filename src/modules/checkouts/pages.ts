@@ -249,9 +249,6 @@ function linkBody(link: Link, form: Record<string, string>, quoted: Quote | unde
   const chosen = quoted?.installments ?? Number(form.installments ?? 1);
   const errorsOf = (field: string) => problem?.errors?.[field]?.join(' ') ?? '';
   const fieldError = (field: string, id: string) => `<p class="error" id="${id}" data-error-for="${field}"${errorsOf(field) ? '' : ' hidden'}>${escape(errorsOf(field))}</p>`;
-  const products = link.products.length
-    ? `<ul class="products">${link.products.map((p) => `<li><span>${escape(p.name)}</span> <span>${escape(formatMoney(p.price, p.currency))}</span></li>`).join('')}</ul>`
-    : '';
   const unit = link.intervalCount === 1 ? link.intervalUnit : `${link.intervalCount} ${link.intervalUnit}s`;
   const recurrence = link.isRecurring
     ? `<p class="recurrence">Charged every ${escape(unit)}${link.billingCycles ? `, ${link.billingCycles} times` : ', until canceled'}.</p>`
@@ -266,7 +263,7 @@ function linkBody(link: Link, form: Record<string, string>, quoted: Quote | unde
   const general = problem && !problem.errors ? `<p class="error" role="alert">${escape(problem.message)}</p>` : '';
   return `<h1>${escape(link.name)}</h1>
 ${link.description ? `<p class="description">${escape(link.description)}</p>` : ''}
-${products}
+${productList(link.products)}
 ${recurrence}
 <form method="post" id="checkout" data-public-token="${escape(link.publicToken)}" data-currency="${escape(link.currency)}" data-digits="${minorUnitExponent(link.currency)}" novalidate>
 ${general}
@@ -282,10 +279,7 @@ ${fieldError('installments', 'installments-error')}
 ${fieldError('coupon_code', 'coupon_code-error')}
 </div>
 <dl class="amounts" id="amounts" aria-live="polite">
-<div><dt>Subtotal</dt><dd data-amount="subtotal">${money(shown.subtotal)}</dd></div>
-<div><dt>Discount</dt><dd data-amount="discount">${money(shown.discount)}</dd></div>
-<div><dt>Interest</dt><dd data-amount="interest">${money(shown.interest)}</dd></div>
-<div class="total"><dt>Total</dt><dd data-amount="total">${money(shown.total)}</dd></div>
+${amountRows(shown, money)}
 </dl>
 <label for="payer_name">Name</label>
 <input id="payer_name" name="name" autocomplete="name" required maxlength="255" value="${escape(form.name ?? '')}" aria-describedby="payer_name-error">
@@ -297,16 +291,27 @@ ${fieldError('payer.email', 'payer_email-error')}
 </form>`;
 }
 
+/** A link's products with their prices, as the payment page and the receipt list them. */
+function productList(products: Link['products']): string {
+  if (products.length === 0) return '';
+  return `<ul class="products">${products.map((p) => `<li><span>${escape(p.name)}</span> <span>${escape(formatMoney(p.price, p.currency))}</span></li>`).join('')}</ul>`;
+}
+
+/** The subtotal, discount (with the coupon's code once a checkout holds one), interest and total, each marked for pay.js and tests. */
+function amountRows(amounts: { subtotal: number; discount: number; interest: number; total: number }, money: (n: number) => string, couponCode?: string): string {
+  return `<div><dt>Subtotal</dt><dd data-amount="subtotal">${money(amounts.subtotal)}</dd></div>
+<div><dt>Discount${couponCode ? ` (${escape(couponCode)})` : ''}</dt><dd data-amount="discount">${money(amounts.discount)}</dd></div>
+<div><dt>Interest</dt><dd data-amount="interest">${money(amounts.interest)}</dd></div>
+<div class="total"><dt>Total</dt><dd data-amount="total">${money(amounts.total)}</dd></div>`;
+}
+
 /** The first characters of the checkout id: enough to find the payment (the merchant's `GET /payment-transactions?search=`), too few to open the checkout. */
-export const receiptReference = (checkoutId: string) => checkoutId.slice(0, 12);
+const receiptReference = (checkoutId: string) => checkoutId.slice(0, 12);
 
 /** What a receipt shows: what was bought, the amounts, each installment or charge with its date, when, and a reference to quote. */
 function receiptBody(c: Receipt): string {
   const money = (n: number) => escape(formatMoney(n, c.currency));
   const when = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(c.createdAt));
-  const products = c.paymentLink.products.length
-    ? `<ul class="products">${c.paymentLink.products.map((p) => `<li><span>${escape(p.name)}</span> <span>${escape(formatMoney(p.price, p.currency))}</span></li>`).join('')}</ul>`
-    : '';
   const rows = c.schedule
     .map((s) => `<tr><td>${s.number}</td><td><time datetime="${escape(s.dueDate)}">${escape(s.dueDate)}</time></td><td data-installment="${s.number}">${money(s.amount)}</td></tr>`)
     .join('\n');
@@ -318,12 +323,9 @@ function receiptBody(c: Receipt): string {
 <div><dt>Reference</dt><dd data-receipt="reference">${escape(receiptReference(c.checkoutId))}</dd></div>
 <div><dt>Date</dt><dd data-receipt="date"><time datetime="${escape(c.createdAt)}">${escape(when)} UTC</time></dd></div>
 </dl>
-${products}
+${productList(c.paymentLink.products)}
 <dl class="amounts">
-<div><dt>Subtotal</dt><dd data-amount="subtotal">${money(c.subtotal)}</dd></div>
-<div><dt>Discount${c.coupon ? ` (${escape(c.coupon.code)})` : ''}</dt><dd data-amount="discount">${money(c.discount)}</dd></div>
-<div><dt>Interest</dt><dd data-amount="interest">${money(c.interest)}</dd></div>
-<div class="total"><dt>Total</dt><dd data-amount="total">${money(c.total)}</dd></div>
+${amountRows(c, money, c.coupon?.code)}
 </dl>
 <table class="schedule">
 <caption>${caption}</caption>

@@ -249,6 +249,27 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
   }
 }
 
+/**
+ * The schema engine's throwaway database, with two of the engine's habits met:
+ * - it applies each migration file as one `executeRaw` without arguments, which a
+ *   prepared statement (one statement) refuses: such a call runs as a script;
+ * - it looks up a partial index's SQL with the index name in double quotes, a string
+ *   literal only where SQLite's "double-quoted strings" misfeature is on (better-sqlite3
+ *   builds it off): that one lookup gets single quotes.
+ */
+class ShadowSqliteAdapter extends SqliteAdapter {
+  override async executeRaw(query: SqlQuery): Promise<number> {
+    if (query.args.length > 0) return super.executeRaw(query);
+    await this.executeScript(query.sql);
+    return 0;
+  }
+
+  override async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    const sql = query.sql.replace(/^(SELECT sql FROM sqlite_master WHERE type = 'index' AND name = )"([^"']*)";$/, "$1'$2';");
+    return super.queryRaw({ ...query, sql });
+  }
+}
+
 export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider = 'sqlite' as const;
   readonly adapterName = ADAPTER_NAME;
@@ -273,9 +294,9 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
     return this.lane ? new SqliteAdapter(this.lane.acquire(), true) : new SqliteAdapter(this.acquire(), false);
   }
 
-  /** Prisma's schema engine diffs migrations against a throwaway database. */
+  /** Prisma's schema engine diffs the migrations folder against a throwaway database (scripts/schema-engine.ts). */
   async connectToShadowDb(): Promise<SqlDriverAdapter> {
-    return new SqliteAdapter(openFile(':memory:', this.config.busyTimeoutMs), false);
+    return new ShadowSqliteAdapter(openFile(':memory:', this.config.busyTimeoutMs), false);
   }
 
   /** The file's connections, opened for the first adapter; each adapter's `close` lets go of them, and the last closes them. */

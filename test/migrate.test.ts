@@ -81,4 +81,22 @@ describe('the checkout_amounts migration', () => {
       currency: 'USD', subtotal: '120.00', discount: '12.00', interest: '5.76', total: '113.76', installments: 6, installmentAmount: '18.96',
     });
   });
+
+  it("gives each deal made before it its workspace's default currency of the time", async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    const target = resolveDatabase(fresh.url);
+    const names = migrationFiles(target.provider).map((f) => f.name);
+    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_deal_currency'))!).at(-1)! });
+    const now = "'2026-11-20T10:00:00.000Z'";
+    for (const [ws, currency] of [['w1', 'EUR'], ['w2', 'JPY']]) {
+      await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "defaultCurrency", "updatedAt") VALUES ('${ws}', '${ws}', '${currency}', ${now})`);
+      await sql(fresh.url, `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u${ws}', '${ws}', 'U', 'u@x.io', ${now})`);
+      await sql(fresh.url, `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p${ws}', '${ws}', 'P', ${now})`);
+      await sql(fresh.url, `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s${ws}', '${ws}', 'p${ws}', 'x${ws}', 'S', 0, '#fff', 10, ${now})`);
+      await sql(fresh.url, `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "stageId", "userId", "properties", "updatedAt") VALUES ('d${ws}', '${ws}', 'D', 5, 's${ws}', 'u${ws}', '{}', ${now})`);
+    }
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_deal_currency$/));
+    expect(await sql(fresh.url, `SELECT "id", "currency" FROM "Deal" ORDER BY "id"`)).toEqual([{ id: 'dw1', currency: 'EUR' }, { id: 'dw2', currency: 'JPY' }]);
+  });
 });

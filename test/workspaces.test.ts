@@ -41,6 +41,10 @@ describe('workspace settings', () => {
 
     const viaGraphQL = await api.graphql('mutation { updateWorkspace(input: { defaultCurrency: "JPY" }) { defaultCurrency } }');
     expect(viaGraphQL.body.data.updateWorkspace).toEqual({ defaultCurrency: 'JPY' });
+    // A deal keeps the currency it was created in (API.md section 10); new ones take the new default.
+    expect((await api.get(`/deals/${deal.body.id}`)).body.currency).toBe('EUR');
+    const later = await api.post('/deals', { name: 'D2', deal_stage_external_id: p.stages[0].external_id, user_id: user.id });
+    expect([later.status, later.body.currency]).toEqual([201, 'JPY']);
   });
 
   it('refuses a currency that is not ISO 4217 in upper case, and changes nothing', async () => {

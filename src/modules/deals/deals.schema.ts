@@ -20,7 +20,7 @@ export const Deal = builder.prismaObject('Deal', {
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     estimatedValue: t.expose('estimatedValue', { type: 'Decimal' }),
-    currency: t.string({ description: "The workspace's default currency.", resolve: (_deal, _args, ctx) => ctx.workspace.defaultCurrency }),
+    currency: t.exposeString('currency', { description: "The workspace's default currency when the deal was created (it does not follow later changes)." }),
     expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
     properties: t.field({ type: 'JSON', select: { properties: true }, resolve: (d, _args, ctx) => visibleProperties(ctx, 'deal', d.properties) }),
     stageId: t.exposeID('stageId'),
@@ -96,7 +96,14 @@ async function validDeal<S extends z.ZodType<{ dealStageExternalId?: string }>>(
 /** A new deal's row, and the contacts and products it links (none: undefined). */
 function newDeal(ctx: Context, { data, stageId }: Awaited<ReturnType<typeof validDeal<typeof CreateDealInput>>>) {
   const { contactIds, productIds, properties, ...fields } = data;
-  const row = { ...fields, ...newRow(ctx.workspace.id), estimatedValue: fields.estimatedValue ?? 0, stageId: stageId!, properties: mergeProperties({}, properties) };
+  const row = {
+    ...fields,
+    ...newRow(ctx.workspace.id),
+    estimatedValue: fields.estimatedValue ?? 0,
+    currency: ctx.workspace.defaultCurrency,
+    stageId: stageId!,
+    properties: mergeProperties({}, properties),
+  };
   const links = contactIds?.length || productIds?.length ? { contactIds, productIds } : undefined;
   return { row, links } satisfies NewRow<typeof row, unknown>;
 }

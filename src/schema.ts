@@ -1,5 +1,5 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { enforceScopes } from './auth/scopes.js';
+import { enforceScopes, routeScope } from './auth/scopes.js';
 import { recordEventsOfEveryMutation } from './events/mutations.js';
 import { createRepresentation } from './events/representation.js';
 import { builder } from './graphql/builder.js';
@@ -28,7 +28,7 @@ function resourceOfRootField(): (field: string) => string | undefined {
   const resources = new Map<string, string>();
   for (const route of restRoutes) {
     const field = /\{\s*(\w+)/.exec(route.document.slice(route.document.indexOf('{')))![1]!;
-    const resource = route.path.split('/')[1]!;
+    const { resource } = routeScope(route);
     if (resources.has(field) && resources.get(field) !== resource) throw new Error(`${field} runs routes of two resources`);
     resources.set(field, resource);
   }

@@ -241,6 +241,12 @@ const cases: Record<string, Case> = {
   'GET /webhook-deliveries/{id}': async () => [{ path: concrete('/webhook-deliveries/{id}') }],
   'POST /webhook-deliveries/{id}/retry': async () => [{ path: concrete('/webhook-deliveries/{id}/retry') }],
   'GET /events': async () => [{ path: `/events?per_page=5&type=contact.*&record_id=${f.contact.id}&created_since=2026-01-01T00:00:00.000Z` }],
+  'GET /reports/pipeline': async () => [
+    { path: `/reports/pipeline?pipeline_id=${f.pipeline.id}` },
+    { path: `/reports/pipeline?pipeline_id=${f.pipeline.id}&group_by=user` },
+    { path: '/reports/pipeline?group_by=expected_close_month&expected_close_to=2030-01-01' },
+  ],
+  'GET /reports/payments': async () => [{ path: '/reports/payments' }, { path: '/reports/payments?group_by=payment_link&status=pending' }, { path: '/reports/payments?group_by=week&currency=USD' }],
   'GET /events/{id}': async () => {
     const newest = await api.get('/events?per_page=1');
     return [{ path: `/events/${newest.body.data[0].id}` }];

@@ -35,7 +35,7 @@ const without = (scope: Scope) => (scope.access === 'read' ? [`${other(scope.res
 describe('REST: every route is scoped, checked before the body is read', () => {
   const table = restRoutes.map((r) => [`${r.method} ${r.path}`, r] as const);
   it.each(table)('%s', async (_label, route) => {
-    const scope = routeScope(route.method, route.path);
+    const scope = routeScope(route);
     expect(SCOPE_RESOURCES).toContain(scope.resource);
     const path = route.path.replace(/\{[^}]+\}/g, 'x');
     // Out of scope: 403, even with a body that is not JSON (it is never read).
@@ -63,7 +63,7 @@ describe('GraphQL: every root field is scoped', () => {
     for (const route of restRoutes) {
       const name = /\{\s*(\w+)/.exec(route.document.slice(route.document.indexOf('{')))![1]!;
       const field = schema.getQueryType()!.getFields()[name] ?? schema.getMutationType()!.getFields()[name]!;
-      expect([name, (field.extensions.scope as Scope).resource]).toEqual([name, routeScope(route.method, route.path).resource]);
+      expect([name, (field.extensions.scope as Scope).resource]).toEqual([name, routeScope(route).resource]);
     }
   });
 

@@ -41,8 +41,11 @@ export function allows(scopes: readonly string[], needed: Scope): boolean {
   );
 }
 
-/** A REST route's scope: its path's resource; GET reads, anything else writes. */
-export const routeScope = (method: string, path: string): Scope => ({ resource: path.split('/')[1]!, access: method === 'GET' ? 'read' : 'write' });
+/** A REST route's scope: its resource (by default its path's first segment); GET reads, anything else writes. */
+export const routeScope = (route: { method: string; path: string; resource?: string }): Scope => ({
+  resource: route.resource ?? route.path.split('/')[1]!,
+  access: route.method === 'GET' ? 'read' : 'write',
+});
 
 export const forbidden = () => new GraphQLError(FORBIDDEN_MESSAGE, { extensions: { code: ErrorCode.Forbidden } });
 

@@ -9,6 +9,9 @@ import { SqliteAdapterFactory } from './sqlite-adapter.js';
  */
 export type Db = SqliteClient;
 
+/** Which database a client talks to, for the few statements written per dialect (raw SQL). */
+export const providerOf = (db: Db): 'sqlite' | 'postgresql' => (db as unknown as { _activeProvider: 'sqlite' | 'postgresql' })._activeProvider;
+
 /** `random_page_cost` of the service's PostgreSQL sessions (see openDatabase). */
 export const RANDOM_PAGE_COST = 1.1;
 

@@ -16,6 +16,7 @@ import './payment-transactions/payment-transactions.schema.js';
 import './workspaces/workspaces.schema.js';
 import './webhook-endpoints/webhook-endpoints.schema.js';
 import './checkouts/checkouts.schema.js';
+import './reports/reports.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
@@ -30,6 +31,7 @@ import { paymentTransactionRoutes, providerWebhookRoutes } from './payment-trans
 import { checkoutRoutes } from './checkouts/checkouts.rest.js';
 import { pipelineRoutes } from './pipelines/pipelines.rest.js';
 import { productRoutes } from './products/products.rest.js';
+import { reportRoutes } from './reports/reports.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
 import { taskRoutes } from './tasks/tasks.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
@@ -54,6 +56,7 @@ export const restRoutes = [
   ...paymentTransactionRoutes,
   ...eventRoutes,
   ...webhookEndpointRoutes,
+  ...reportRoutes,
 ];
 
 /** The routes that take no key (API.md section 7): the payer's, and the providers' signed webhooks. */

@@ -125,7 +125,8 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
   const field = root[0]!;
   const top = compiled.operation.selectionSet.selections[0];
   const name = top?.kind === 'Field' ? top.name.value : field.key;
-  const isPage = field.node.shape.kind === 'object' && field.node.shape.fields.some((f) => f.key === 'data' && f.node.shape.kind === 'list');
+  // A page is a list's answer (a report's `data` is its rows, not a page: no page or cursor).
+  const isPage = compiled.variableNames.has('cursor') && field.node.shape.kind === 'object' && field.node.shape.fields.some((f) => f.key === 'data' && f.node.shape.kind === 'list');
   const operationId = compiled.operation.operation === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : name;
 
   const statuses = statusesOf(route, data, label);
@@ -303,7 +304,7 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
     if (!inner || !isInputObjectType(inner)) throw new Error(`REST route ${route.method} ${route.path}: $filter is not an input object.`);
     for (const f of Object.values(inner.getFields())) {
       // A filter field the list parameters shadow (events' createdSince) is not reachable over REST.
-      if (listParameters.some(([variable]) => variable === f.name)) continue;
+      if (listParameters.some(([variable]) => variable === f.name && variables.has(variable))) continue;
       parameters.push({ name: snakeCase(f.name), in: 'query', required: false, ...(f.description ? { description: f.description } : {}), schema: namedOrList(f.type) });
     }
   }

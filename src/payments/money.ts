@@ -65,6 +65,27 @@ export function exactDecimal(minor: Minor, currency: string): Prisma.Decimal {
   return new Prisma.Decimal(`${minor}e-${minorUnitExponent(currency)}`);
 }
 
+/**
+ * A sum the database computed in ten-thousandths, as an exact decimal: every stored
+ * decimal has at most 4 places (src/validation/rules.ts), so SUM(ROUND(x * 10000)) is
+ * an exact integer sum on SQLite, whose decimal columns hold doubles, as on PostgreSQL.
+ */
+export const fromTenThousandths = (sum: bigint): Prisma.Decimal => new Prisma.Decimal(`${sum}e-4`);
+
+/**
+ * Σ amount × percent / 100, rounded half up once, to the currency's minor unit (a
+ * pipeline's weighted total): amounts in ten-thousandths (as above), each with its percent.
+ */
+export function weightedTotal(parts: readonly { amount: bigint; percent: DecimalInput }[], currency: string): Prisma.Decimal {
+  // amount (10^-4) × percent (10^-4, at most 4 places) / 100: units of 10^-10.
+  let sum = 0n;
+  for (const { amount, percent } of parts) {
+    const { num, den } = ratio(percent, 'A percentage');
+    sum += amount * ((num * 10n ** 4n) / den);
+  }
+  return exactDecimal(divHalfUp(sum * 10n ** BigInt(minorUnitExponent(currency)), 10n ** 10n), currency);
+}
+
 export interface SubtotalLink {
   amount: DecimalInput | null;
   currency: string;

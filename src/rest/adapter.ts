@@ -65,7 +65,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
   for (const r of table) {
     const compiled = compileDocument(schema, r.document, `${r.method} ${r.path}`);
     const columns = r.csv ? exportColumns(schema, compiled.document, compiled.operation) : undefined;
-    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r.method, r.path), compiled, columns };
+    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r), compiled, columns };
     if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
     const bucket = bucketOf(route.segments);
     routes.set(bucket, [...(routes.get(bucket) ?? []), route]);

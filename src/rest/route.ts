@@ -19,6 +19,8 @@ export interface RestRoute<Data = any> {
   /** Default: 201 for POST, 204 for DELETE, else 200. */
   status?: number | ((data: Data) => number);
   unwrap?: (data: Data) => unknown;
+  /** The resource its scope names, when the path's first segment is not one (`/reports/pipeline` reads `deals`). */
+  resource?: string;
   /** A CSV export (API.md section 8): the list document is walked by cursor and streamed as CSV. */
   csv?: CsvExport;
 }

@@ -265,7 +265,7 @@ const requiredArgs = (field: GraphQLField<unknown, unknown>) => field.args.some(
 export function listQueryFields(): GraphQLField<unknown, unknown>[] {
   return Object.values(schema.getQueryType()!.getFields()).filter((f) => {
     const named = getNamedType(f.type);
-    return isObjectType(named) && 'data' in named.getFields() && !requiredArgs(f);
+    return isObjectType(named) && 'data' in named.getFields() && f.args.some((a) => a.name === 'perPage') && !requiredArgs(f);
   });
 }
 

@@ -8,7 +8,7 @@ const LAYERS = [
   // Input rules and their messages travel as GraphQL errors: one floor.
   { name: 'graphql', path: '^src/(graphql|validation)/' },
   { name: 'auth', path: '^src/auth/' },
-  { name: 'write path and REST', path: '^src/(events|rest)/' },
+  { name: 'write path and REST', path: '^src/(events|rest|search)/' },
   { name: 'webhooks', path: '^src/webhooks/' },
   { name: 'resources', path: '^src/modules/' },
   { name: 'composition', path: '^src/(import|demo|openapi)/|^src/jobs/background\\.ts$|^src/(schema|server|serve|main|cli|command-line|cluster)\\.ts$' },

@@ -116,11 +116,12 @@ function migrationList(provider: Provider) {
 }
 
 /**
- * Indexes models.prisma cannot declare, since it serves both providers: PostgreSQL's
- * trigram indexes for substring search, named `*_trgm_idx` by convention and written into
- * migrations by hand. The engine, not knowing them, would drop them.
+ * What models.prisma cannot declare, since it serves both providers, written into
+ * migrations by hand and named by convention: PostgreSQL's trigram and text-search
+ * indexes (`*_trgm_idx`, `*_fts_idx`) and SQLite's FTS5 tables (`*_fts`, with the shadow
+ * tables FTS5 makes, `*_fts_data` and so on). The engine, not knowing them, would drop them.
  */
-const POSTGRES_ONLY_INDEX_DROP = /^-- DropIndex\nDROP INDEX "\w+_trgm_idx";$/;
+const HAND_WRITTEN_DROP = [/^-- DropIndex\nDROP INDEX "\w+_(trgm|fts)_idx";$/, /^-- DropTable\nPRAGMA foreign_keys=off;\nDROP TABLE "\w+_fts(_\w+)?";\nPRAGMA foreign_keys=on;$/];
 
 /**
  * The SQL from the database the provider's migrations build to the one models.prisma
@@ -141,7 +142,7 @@ export async function pendingMigrationSql(provider: Provider, adminUrl?: string,
     const steps = String(result.stdout ?? '')
       .split(/\n{2,}/)
       .map((step) => step.trim())
-      .filter((step) => step && !/^-- This is an empty migration/.test(step) && !POSTGRES_ONLY_INDEX_DROP.test(step));
+      .filter((step) => step && !/^-- This is an empty migration/.test(step) && !HAND_WRITTEN_DROP.some((drop) => drop.test(step)));
     return steps.join('\n\n');
   } finally {
     engine.free?.();

@@ -247,6 +247,7 @@ const cases: Record<string, Case> = {
     { path: '/reports/pipeline?group_by=expected_close_month&expected_close_to=2030-01-01' },
   ],
   'GET /reports/payments': async () => [{ path: '/reports/payments' }, { path: '/reports/payments?group_by=payment_link&status=pending' }, { path: '/reports/payments?group_by=week&currency=USD' }],
+  'GET /search': async () => [{ path: '/search?q=ada' }, { path: '/search?q=a&types=contacts,products&per_page=2' }],
   'GET /events/{id}': async () => {
     const newest = await api.get('/events?per_page=1');
     return [{ path: `/events/${newest.body.data[0].id}` }];

@@ -30,8 +30,13 @@ export function parseScopes(text: string): { scopes: string[]; invalid: string[]
   return { scopes, invalid: scopes.filter((s) => !valid(s)) };
 }
 
+/** The resource of what any key may read (search: the resolver leaves out what the key cannot read). */
+export const ANY_RESOURCE = '*';
+
 /** Whether a key holding `scopes` may do `needed`. */
 export function allows(scopes: readonly string[], needed: Scope): boolean {
+  // Every scope reads something ("write" included).
+  if (needed.resource === ANY_RESOURCE && needed.access === 'read') return scopes.length > 0;
   return scopes.some(
     (s) =>
       s === 'write' ||

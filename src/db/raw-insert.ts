@@ -8,9 +8,10 @@ const ROWS_PER_STATEMENT = 500;
  * statements as the rows need. For the hot path's appends (events, deliveries): Prisma's
  * `createMany` compiles a query plan per call, which cost more CPU than the INSERT itself.
  * `table` and `columns` are ours, never a client's; every value is bound (Prisma writes
- * each database's placeholders, and Dates as each stores them).
+ * each database's placeholders, and Dates as each stores them). `conflict`: a clause
+ * after the values (`ON CONFLICT ... DO UPDATE ...`), ours as well.
  */
-export async function insertRows(db: Pick<Db, '$executeRaw'>, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
+export async function insertRows(db: Pick<Db, '$executeRaw'>, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], conflict = ''): Promise<void> {
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
     const strings: string[] = [];
@@ -25,7 +26,7 @@ export async function insertRows(db: Pick<Db, '$executeRaw'>, table: string, col
         text = '';
       });
     });
-    strings.push(`${text})`);
+    strings.push(`${text})${conflict ? ` ${conflict}` : ''}`);
     await db.$executeRaw(Object.assign(strings, { raw: strings }) as unknown as TemplateStringsArray, ...values);
   }
 }

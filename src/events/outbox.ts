@@ -6,14 +6,15 @@ import { EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
 import { newId } from '../db/ids.js';
 import { activeEndpoints, deliveriesOf, deliveriesQueued, eventPayload } from './deliveries.js';
+import { indexForSearch } from '../search/index-writer.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that
  * records every record it writes, and the events are inserted in that transaction
  * before it commits (no change without its event, no event without its change). A
  * write that lost a race runs again. The events are queued for the workspace's
- * subscribed webhook endpoints in the same transaction, and this process's delivery
- * worker is woken once it commits.
+ * subscribed webhook endpoints in the same transaction, the search index is brought up
+ * to date in it too, and this process's delivery worker is woken once it commits.
  */
 export async function writeWithEvents<T>(
   context: Context,
@@ -37,6 +38,7 @@ export async function writeWithEvents<T>(
     const recorder = new EventRecorder(represent, { ...context, db, scopes: undefined }, origin);
     const result = await work(recorder.client(db));
     const { events, deliveries } = await saveEvents(db, recorder);
+    await indexForSearch(db, events);
     if (deliveries > 0) context.afterCommit!(deliveriesQueued);
     return { result, events };
   }).finally(() => {

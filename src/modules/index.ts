@@ -17,6 +17,7 @@ import './workspaces/workspaces.schema.js';
 import './webhook-endpoints/webhook-endpoints.schema.js';
 import './checkouts/checkouts.schema.js';
 import './reports/reports.schema.js';
+import './search/search.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
@@ -32,6 +33,7 @@ import { checkoutRoutes } from './checkouts/checkouts.rest.js';
 import { pipelineRoutes } from './pipelines/pipelines.rest.js';
 import { productRoutes } from './products/products.rest.js';
 import { reportRoutes } from './reports/reports.rest.js';
+import { searchRoutes } from './search/search.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
 import { taskRoutes } from './tasks/tasks.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
@@ -57,6 +59,7 @@ export const restRoutes = [
   ...eventRoutes,
   ...webhookEndpointRoutes,
   ...reportRoutes,
+  ...searchRoutes,
 ];
 
 /** The routes that take no key (API.md section 7): the payer's, and the providers' signed webhooks. */

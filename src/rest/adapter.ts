@@ -2,7 +2,7 @@ import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation } from '../graphql/operations.js';
-import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
+import { type FieldErrors, Messages, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
 import { Response } from '@whatwg-node/fetch';
@@ -187,7 +187,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
   /** `retried`: the caller runs the route in its own transaction and runs it again when it loses a race (so such a loss is not logged here). */
   async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string, overrides: Record<string, unknown> = {}, options: { retried?: boolean } = {}): Promise<Outcome> {
     const fromBody = coerceVariables(schema, route.compiled.operation, raw, 'body');
-    const fromQuery = queryVariables(schema, route.compiled, url.searchParams);
+    const fromQuery = queryVariables(schema, route, url.searchParams);
     const typeErrors = { ...fromBody.errors, ...fromQuery.errors };
     const context: Context = { ...admitted, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
     const variableValues = { ...fromBody.variables, ...fromQuery.variables, ...overrides };
@@ -219,15 +219,16 @@ const LIST_PARAMETERS: Record<string, string> = {
   created_since: 'createdSince',
 };
 
-/** The list parameters fill their variables; other parameters fill `$filter`, and are refused where there is none. */
-function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, search: URLSearchParams) {
+/** The list parameters and the route's own fill their variables; other parameters fill `$filter`, and are refused where there is none. */
+function queryVariables(schema: GraphQLSchema, route: CompiledRoute, search: URLSearchParams) {
+  const { compiled, parameters = {} } = route;
   const names = compiled.variableNames;
-  if (!names.has('page') && !names.has('filter')) return { variables: {}, errors: {} };
+  if (!names.has('page') && !names.has('filter') && Object.keys(parameters).length === 0) return { variables: {}, errors: {} };
   // Keys come from the client: maps without a prototype, so `constructor` or `__proto__` is just an unknown parameter.
   const raw: Record<string, unknown> = Object.create(null);
   const filter: Record<string, unknown> = Object.create(null);
   for (const [key, value] of search) {
-    const variable = Object.hasOwn(LIST_PARAMETERS, key) ? LIST_PARAMETERS[key]! : undefined;
+    const variable = Object.hasOwn(parameters, key) ? parameters[key]! : Object.hasOwn(LIST_PARAMETERS, key) ? LIST_PARAMETERS[key]! : undefined;
     if (variable && names.has(variable)) raw[variable] = value;
     else filter[key] = value;
   }
@@ -235,6 +236,11 @@ function queryVariables(schema: GraphQLSchema, compiled: CompiledDocument, searc
   if (names.has('filter')) raw.filter = filter;
   else for (const key of Object.keys(filter)) extra[key] = [`The ${key} parameter is not supported.`];
   const coerced = coerceVariables(schema, compiled.operation, raw, 'query');
+  // A parameter the route's document requires (search's `q`) and the request left out.
+  for (const [parameter, variable] of Object.entries(parameters)) {
+    const definition = compiled.operation.variableDefinitions?.find((d) => d.variable.name.value === variable);
+    if (definition?.type.kind === Kind.NON_NULL_TYPE && !(variable in raw)) extra[parameter] = [Messages.required(parameter)];
+  }
   return { variables: coerced.variables, errors: { ...coerced.errors, ...extra } };
 }
 

@@ -101,6 +101,8 @@ export function coerceVariables(
     }
     if (value === null) return { ok: true, value: null };
     if (isListType(type)) {
+      // A query string's list is comma-separated (`types=contacts,deals`).
+      if (fromQuery && typeof value === 'string') value = value.split(',');
       if (!Array.isArray(value)) return fail(path, Messages.type(field, 'array')), { ok: false };
       const out: unknown[] = [];
       let ok = true;

@@ -1,9 +1,10 @@
 /** A list route's result: both paginators' fields, as the list document selects them. */
 export interface ListResult {
-  current_page: number | null;
+  /** Absent in a list that pages only by cursor. */
+  current_page?: number | null;
   per_page: number;
-  total: number | null;
-  last_page: number | null;
+  total?: number | null;
+  last_page?: number | null;
   next_cursor: string | null;
   prev_cursor: string | null;
   data: unknown[];
@@ -15,7 +16,8 @@ export interface ListResult {
  * are the request's with only `cursor` changed.
  */
 export function listEnvelope(result: ListResult, url: URL) {
-  if (!url.searchParams.has('cursor')) {
+  // A list that pages only by cursor (search) answers as the cursor paginator, from its first page.
+  if (!url.searchParams.has('cursor') && result.current_page !== undefined) {
     const { current_page, per_page, total, last_page, data } = result;
     return { current_page, per_page, total, last_page, data };
   }

@@ -7,8 +7,8 @@ import type { ListSpec } from '../graphql/sorting.js';
  * - a path parameter `{id}` fills `$id`;
  * - the JSON body fills `$input` (snake_case keys become the input type's fields);
  * - the list parameters (`page`, `per_page`, `sort`, `cursor`, `updated_since`,
- *   `created_since`) fill their variables; every other query parameter fills a field
- *   of `$filter`.
+ *   `created_since`) and those the route names in `parameters` fill their variables;
+ *   every other query parameter fills a field of `$filter`.
  * The response body is the operation's only top-level field, unless `unwrap` says
  * otherwise; field names are the GraphQL ones in snake_case (aliases are added).
  */
@@ -19,8 +19,10 @@ export interface RestRoute<Data = any> {
   /** Default: 201 for POST, 204 for DELETE, else 200. */
   status?: number | ((data: Data) => number);
   unwrap?: (data: Data) => unknown;
-  /** The resource its scope names, when the path's first segment is not one (`/reports/pipeline` reads `deals`). */
+  /** The resource its scope names, when the path's first segment is not one (`/reports/pipeline` reads `deals`); `*`: any key may call it. */
   resource?: string;
+  /** Query parameters that fill variables of their own, not `$filter` (`q` fills `$q`). */
+  parameters?: Record<string, string>;
   /** A CSV export (API.md section 8): the list document is walked by cursor and streamed as CSV. */
   csv?: CsvExport;
 }

@@ -38,6 +38,7 @@ export const Messages = {
   selected: (f: string) => `The selected ${attribute(f)} is invalid.`,
   format: (f: string) => `The ${attribute(f)} field format is invalid.`,
   email: (f: string) => `The ${attribute(f)} field must be a valid email address.`,
+  phone: (f: string) => `The ${attribute(f)} field must be a phone number: 3 to 32 digits, spaces and +()-. with at least 3 digits.`,
   minChars: (f: string, n: number) => `The ${attribute(f)} field must be at least ${n} characters.`,
   maxChars: (f: string, n: number) => `The ${attribute(f)} field must not be greater than ${n} characters.`,
   min: (f: string, n: number | bigint) => `The ${attribute(f)} field must be at least ${n}.`,

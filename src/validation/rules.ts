@@ -55,6 +55,9 @@ export const decimal = (min = 0, max = MAX_DECIMAL) =>
     .max(max)
     .refine(fourPlaces, { message: 'The :attribute field must have at most 4 decimal places.' });
 
+/** A phone number as a `phone` property holds it (API.md section 3): 3..32 of digits, spaces and `+()-.`, at least 3 digits. */
+export const PHONE = /^(?=(?:\D*\d){3})[\d\s+().-]{3,32}$/;
+
 /** A percentage, 0..100. */
 export const percentage = () => decimal(0, 100);
 

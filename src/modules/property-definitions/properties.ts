@@ -1,3 +1,4 @@
+import { PHONE } from '../../validation/rules.js';
 import { isCalendarDate } from '../../graphql/scalars.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import type { Context } from '../../graphql/context.js';
@@ -42,6 +43,8 @@ function fits(definition: ActiveDefinition, value: unknown, field: string): stri
       return typeof value === 'string' && isCalendarDate(value) ? undefined : Messages.type(field, 'date');
     case 'enum':
       return typeof value === 'string' && definition.options.includes(value) ? undefined : Messages.selected(field);
+    case 'phone':
+      return typeof value === 'string' && PHONE.test(value) ? undefined : Messages.phone(field);
   }
 }
 

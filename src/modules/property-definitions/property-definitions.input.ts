@@ -4,7 +4,7 @@ import { listSpec } from '../../graphql/sorting.js';
 import { evenAfterFailures, text } from '../../validation/rules.js';
 
 export const PROPERTY_OBJECTS = ['contact', 'deal'] as const;
-export const PROPERTY_TYPES = ['string', 'number', 'boolean', 'date', 'enum'] as const;
+export const PROPERTY_TYPES = ['string', 'number', 'boolean', 'date', 'enum', 'phone'] as const;
 export type PropertyObject = (typeof PROPERTY_OBJECTS)[number];
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 

@@ -77,6 +77,10 @@ const EnvSchema = z.object({
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  // Live updates (API.md section 10): open event streams per key (REST streams and subscriptions together, per process),
+  // and the events a stream's reader may fall behind before it is dropped.
+  STREAMS_PER_KEY: z.coerce.number().int().min(1).default(20),
+  STREAM_BUFFER_EVENTS: z.coerce.number().int().min(1).default(1000),
   // Webhook deliveries (API.md section 6).
   WEBHOOKS_DELIVER: flag.default(true),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),

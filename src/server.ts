@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Request, Response } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
-import type { Config } from './config.js';
+import { type Config, loadConfig } from './config.js';
 import type { Database } from './db/client.js';
 import { DEFAULT_SETTINGS, type Settings } from './graphql/context.js';
 import { schema } from './schema.js';
@@ -15,6 +15,7 @@ import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
 import { SERVICE_UNAVAILABLE, bodyDrained, errorBody, json, sentBody } from './http/responses.js';
 import { Shutdown } from './http/shutdown.js';
+import { LiveEvents } from './events/live.js';
 import { logError, logRequest } from './log.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
@@ -31,6 +32,8 @@ function requestIdOf(request: Request): string {
   const given = request.headers.get('x-request-id');
   return given && /^[\x20-\x7E]{1,200}$/.test(given) ? given : randomUUID();
 }
+
+const DEFAULT_STREAMS_PER_KEY = loadConfig({}).STREAMS_PER_KEY;
 
 /** How long `/readyz` waits for each dependency before it calls it down. */
 const READY_TIMEOUT_MS = 2_000;
@@ -64,7 +67,7 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
@@ -81,8 +84,15 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
+    streamBufferEvents: config.STREAM_BUFFER_EVENTS ?? DEFAULT_SETTINGS.streamBufferEvents,
   };
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings);
+  // The live tail of the event log; every stream ends when the server stops accepting.
+  const live = new LiveEvents(database.background, database.target, {
+    streamsPerKey: config.STREAMS_PER_KEY ?? DEFAULT_STREAMS_PER_KEY,
+    bufferEvents: settings.streamBufferEvents,
+  });
+  shutdown.stopping.addEventListener('abort', () => void live.close());
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings, live);
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
   const publicGate = createPublicGate(database, config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore, settings);

@@ -124,7 +124,7 @@ describe('GraphQL over the CRM core', () => {
       ['unknown operation', post({ query: 'query A { workspace { id } }', operationName: 'B' }), 'OPERATION_RESOLUTION_FAILURE'],
       ['wrong variable type', post({ query: 'query($p: Int) { contacts(page: $p) { total } }', variables: { p: 'x' } }), 'BAD_USER_INPUT'],
       ['invalid input', post({ query: 'mutation { createUser(input: { name: "", email: "x" }) { id } }' }), 'BAD_USER_INPUT'],
-      ['subscription', post({ query: 'subscription { x }' }), 'BAD_USER_INPUT'],
+      ['unknown subscription', post({ query: 'subscription { x }' }), 'GRAPHQL_VALIDATION_FAILED'],
       ['unknown id', post({ query: '{ user(id: "01JUNKJUNKJUNKJUNKJUNKJUNK") { id } }' }), 'NOT_FOUND'],
       ['too deep', post({ query: `{ contacts { data { ${'companies { contacts { '.repeat(5)} id ${'} } '.repeat(5)} } } }` }), 'QUERY_LIMIT_EXCEEDED'],
     ];

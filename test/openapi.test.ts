@@ -87,6 +87,20 @@ function expectDocumented(route: RestRoute, reply: Reply) {
   expectValid(schema, reply.body, `${keyOf(route)} ${reply.status}`);
 }
 
+/** An event stream answers text/event-stream, and its first message's data is an item of the documented schema. */
+async function expectStreamDocumented(route: RestRoute, path: string) {
+  const documented = response(operationOf(route), 200)!.content['text/event-stream'];
+  const res = await fetch(`${app.url}/api/v1${path}`, { headers: { 'X-Api-Key': api.key } });
+  expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!/\ndata: .*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  const data = JSON.parse(/\ndata: (.*)\n\n/.exec(text)![1]!);
+  expectClosedObjects(documented['x-item-schema'], `${keyOf(route)} event`);
+  expectValid(documented['x-item-schema'], data, `${keyOf(route)} event`);
+}
+
 function requestSchema(route: RestRoute): Json | undefined {
   return operationOf(route).requestBody?.content?.['application/json']?.schema;
 }
@@ -247,6 +261,10 @@ const cases: Record<string, Case> = {
     { path: '/reports/pipeline?group_by=expected_close_month&expected_close_to=2030-01-01' },
   ],
   'GET /reports/payments': async () => [{ path: '/reports/payments' }, { path: '/reports/payments?group_by=payment_link&status=pending' }, { path: '/reports/payments?group_by=week&currency=USD' }],
+  'GET /events/stream': async () => {
+    const newest = await api.get('/events?per_page=2');
+    return [{ path: `/events/stream?since=${newest.body.data[1].id}` }];
+  },
   'GET /search': async () => [{ path: '/search?q=ada' }, { path: '/search?q=a&types=contacts,products&per_page=2' }],
   'GET /events/{id}': async () => {
     const newest = await api.get('/events?per_page=1');
@@ -360,6 +378,10 @@ describe('real responses match the document', () => {
         if (call.body !== undefined) {
           expect(schema, `${keyOf(route)} documents its body`).toBeDefined();
           expectValid(schema, call.body, `${keyOf(route)} request body`);
+        }
+        if (route.stream) {
+          await expectStreamDocumented(route, call.path);
+          continue;
         }
         const reply = await api.request(route.method, call.path, call.body === undefined ? {} : { body: call.body });
         expect(reply.status, `${keyOf(route)} ${call.path}: ${reply.text.slice(0, 500)}`).toBeLessThan(300);

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
-import { type Admission, type Context, DEFAULT_SETTINGS, type Settings, createContext } from '../graphql/context.js';
+import { type Admission, type Context, DEFAULT_SETTINGS, type EventFeed, type Settings, createContext } from '../graphql/context.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from '../http/rate-limit.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { logError } from '../log.js';
@@ -54,7 +54,14 @@ export function rateLimitCounter(store: RateLimitStore, limit: number, what: str
  * limit is counted in `store` when one is given (Redis, or a cluster's primary), else
  * in this process's memory.
  */
-export function createGate(database: Database, rateLimitPerMinute: number, store?: RateLimitStore, keyRecheckMs?: number, settings: Settings = DEFAULT_SETTINGS) {
+export function createGate(
+  database: Database,
+  rateLimitPerMinute: number,
+  store?: RateLimitStore,
+  keyRecheckMs?: number,
+  settings: Settings = DEFAULT_SETTINGS,
+  live?: EventFeed,
+) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = rateLimitCounter(limiter, limiter.limit, 'rate limit');
   const authenticate = createAuthenticator(database.prisma, keyRecheckMs);
@@ -86,6 +93,7 @@ export function createGate(database: Database, rateLimitPerMinute: number, store
         scopes: caller.scopes,
         origin: new URL(request.url).origin,
         settings,
+        live,
       }),
     };
   };

@@ -61,7 +61,7 @@ export const forbidden = () => new GraphQLError(FORBIDDEN_MESSAGE, { extensions:
  * cannot name stops the start, so nothing is unscoped.
  */
 export function enforceScopes(schema: GraphQLSchema, resourceOf: (field: string) => string | undefined): GraphQLSchema {
-  for (const [type, access] of [[schema.getQueryType(), 'read'], [schema.getMutationType(), 'write']] as const) {
+  for (const [type, access] of [[schema.getQueryType(), 'read'], [schema.getMutationType(), 'write'], [schema.getSubscriptionType(), 'read']] as const) {
     for (const field of Object.values(type?.getFields() ?? {})) {
       const resource = resourceOf(field.name);
       if (!resource) throw new Error(`GraphQL root field ${field.name} has no scope: name its resource in src/graphql/schema.ts`);
@@ -74,6 +74,14 @@ export function enforceScopes(schema: GraphQLSchema, resourceOf: (field: string)
         if (context.scopes && !allows(context.scopes, needed)) throw forbidden();
         return resolve(root, args, context, info);
       };
+      // A subscription's stream opens in `subscribe`: checked there, before anything is read.
+      const subscribe = field.subscribe;
+      if (subscribe) {
+        field.subscribe = (root, args, context: Context, info) => {
+          if (context.scopes && !allows(context.scopes, needed)) throw forbidden();
+          return subscribe(root, args, context, info);
+        };
+      }
     }
   }
   return schema;

@@ -1,3 +1,5 @@
+import { allows } from '../auth/scopes.js';
+
 /**
  * The records that have events (API.md section 6): each event resource, the model that
  * holds its rows, and the REST route whose GET gives its `data.object`. Rows of a child
@@ -23,6 +25,9 @@ export const EVENT_RESOURCES = {
 } as const;
 
 export type EventResource = keyof typeof EVENT_RESOURCES;
+
+/** The REST name of an event resource's records, as scopes name it (`deal` -> `deals`). */
+export const scopeResourceOf = (resource: EventResource): string => EVENT_RESOURCES[resource].path.split('/')[1]!;
 export const EVENT_RESOURCE_NAMES = Object.keys(EVENT_RESOURCES) as EventResource[];
 
 export type EventKind = 'created' | 'updated' | 'deleted';
@@ -42,6 +47,16 @@ export const TRACKED_MODELS: Record<string, TrackedModel> = Object.assign(
     PaymentTransactionEvent: { resource: 'payment_transaction', parentKey: 'transactionId' },
   },
 );
+
+/**
+ * The event resources a key may see in the log, the stream and the subscription (API.md
+ * section 10): all with `read`, `write` or an `events` scope (undefined); with scopes of
+ * some resources only, the events of the resources it can read.
+ */
+export function visibleResources(scopes: readonly string[] | undefined): EventResource[] | undefined {
+  if (!scopes || allows(scopes, { resource: 'events', access: 'read' })) return undefined;
+  return EVENT_RESOURCE_NAMES.filter((resource) => allows(scopes, { resource: scopeResourceOf(resource), access: 'read' }));
+}
 
 /** `contact.*`, `*` or an exact type: whether an event type matches it. */
 export const typeMatches = (pattern: string, type: string) =>

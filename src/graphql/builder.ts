@@ -37,3 +37,4 @@ builder.addScalarType('SafeInt', SafeIntScalar);
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -1,21 +1,44 @@
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
+import type { Event as EventModel } from '../generated/sqlite/client.js';
 import { type ScopedDb, scopeToWorkspace } from '../db/tenancy.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import type { FieldErrors } from '../validation/messages.js';
 
-/** Service settings resolvers need (from the environment: WEBHOOK_ALLOW_PRIVATE_NETWORKS, CHECKOUT_EXPIRY_MINUTES). */
+/** Service settings resolvers need (from the environment: WEBHOOK_ALLOW_PRIVATE_NETWORKS, CHECKOUT_EXPIRY_MINUTES, STREAM_BUFFER_EVENTS). */
 export interface Settings {
   allowPrivateNetworks: boolean;
   checkoutExpiryMinutes: number;
+  /** STREAM_BUFFER_EVENTS: events a stream's reader may fall behind before it is dropped. */
+  streamBufferEvents: number;
 }
 
 const defaults = loadConfig({});
 /** The settings when the environment sets none. */
-export const DEFAULT_SETTINGS: Settings = { allowPrivateNetworks: defaults.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: defaults.CHECKOUT_EXPIRY_MINUTES };
+export const DEFAULT_SETTINGS: Settings = {
+  allowPrivateNetworks: defaults.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  checkoutExpiryMinutes: defaults.CHECKOUT_EXPIRY_MINUTES,
+  streamBufferEvents: defaults.STREAM_BUFFER_EVENTS,
+};
 
 /** Who caused an event (API.md section 6); `system`: the service itself (a failing webhook endpoint disabled). */
 export type Actor = { type: 'api_key'; id: string; name: string } | { type: 'cli' } | { type: 'checkout' } | { type: 'provider'; id: string } | { type: 'system' };
+
+/** A row of the event log, as the live tail hands it on. */
+export type LoggedEvent = Omit<EventModel, 'resource'> & { resource: string };
+
+/** One subscriber's queue of committed events: the next one, `overflowed` once it fell too far behind, undefined once ended. */
+export interface EventStreamSubscription {
+  next(): Promise<{ event: LoggedEvent } | { overflowed: true } | undefined>;
+  end(): void;
+  /** Settles once the subscription ended: by `end`, by the service's shutdown, or by falling too far behind. */
+  readonly closed: Promise<void>;
+}
+
+/** The live tail of the event log (src/events/live.ts): undefined from `subscribe` when the key holds all the streams it may. */
+export interface EventFeed {
+  subscribe(workspaceId: string, keyId: string | undefined): EventStreamSubscription | undefined;
+}
 
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
 export interface Context {
@@ -43,6 +66,8 @@ export interface Context {
   represent?: (resource: 'webhook_endpoint', id: string, context: Context) => Promise<Record<string, unknown> | null>;
   /** Per-request memo of lookups many rows share (active property definitions). */
   cache?: Map<string, Promise<unknown>>;
+  /** The live tail of the event log, for the `events` subscription and the REST stream (the service's; absent in the command line). */
+  live?: EventFeed;
 }
 
 /** What a gate decides for a request: the context to run it in, or the answer that refuses it. */
@@ -62,7 +87,7 @@ export function createContext(
   prisma: Db,
   workspace: Context['workspace'],
   actor: Actor,
-  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings'>> = {},
+  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live'>> = {},
 ): Context {
   const { db = scopeToWorkspace(prisma, workspace.id), requestId = '', settings = DEFAULT_SETTINGS, ...rest } = options;
   return { db, workspace, actor, requestId, settings, ...rest };

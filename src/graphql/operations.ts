@@ -1,4 +1,4 @@
-import { type DocumentNode, type GraphQLError, type GraphQLSchema, execute } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, execute, subscribe } from 'graphql';
 import type { Context } from './context.js';
 import { ErrorCode, type ErrorCodeValue, codeOf, contractError } from './errors.js';
 
@@ -44,6 +44,31 @@ export async function runOperation(schema: GraphQLSchema, document: DocumentNode
   }
   const raised = result.errors?.[0];
   if (!raised) return { ok: true, data: result.data as Record<string, unknown> };
+  return failed(raised);
+}
+
+/**
+ * A subscription run in-process (the REST event stream): its results as they come, or
+ * the error that stopped it before the first, as `runOperation` states errors.
+ */
+export async function runSubscription(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  context: Context,
+): Promise<{ ok: true; results: AsyncGenerator<ExecutionResult> } | Extract<OperationResult, { ok: false }>> {
+  let result;
+  try {
+    result = await subscribe({ schema, document, variableValues: variables, contextValue: context });
+  } catch (thrown) {
+    return { ok: false, status: 500, error: undefined, thrown };
+  }
+  if (Symbol.asyncIterator in result) return { ok: true, results: result as AsyncGenerator<ExecutionResult> };
+  return failed(result.errors?.[0] ?? new GraphQLError('A subscription gave no stream.'));
+}
+
+/** An operation's first error as the contract states it, with its HTTP status. */
+function failed(raised: GraphQLError): Extract<OperationResult, { ok: false }> {
   const error = contractError(raised);
   const code = error && codeOf(error);
   const status = code ? (STATUS_BY_CODE[code as ErrorCodeValue] ?? 500) : 500;

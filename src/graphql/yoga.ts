@@ -58,6 +58,21 @@ function variableErrors(error: GraphQLError): FieldErrors | undefined {
   return errors;
 }
 
+const KEY_HEADERS = JSON.stringify({ 'X-Api-Key': 'paste your sg_... key here' }, null, 2);
+
+/** GraphiQL's tabs on a first visit (each with the key's header ready to fill). */
+export const GRAPHIQL_TABS = [
+  { query: '# Put your API key in the Headers tab below, then run:\n{\n  contacts(perPage: 5) {\n    total\n    data { id email }\n  }\n}\n', headers: KEY_HEADERS },
+  {
+    query: '# Live updates: run this, then create a contact in the next tab; its event arrives here.\nsubscription {\n  events(types: ["contact.*"]) {\n    id\n    type\n    recordId\n    createdAt\n    data\n  }\n}\n',
+    headers: KEY_HEADERS,
+  },
+  {
+    query: '# Creates a contact: the subscription in the previous tab shows its contact.created event.\nmutation {\n  createContact(input: { firstName: "Ada", email: "ada@example.com" }) {\n    id\n    email\n  }\n}\n',
+    headers: KEY_HEADERS,
+  },
+];
+
 /** A browser asking for the page itself: GraphiQL, served without a key (it runs nothing). */
 const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 
@@ -111,8 +126,10 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit) {
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     graphiql: {
       title: 'Salesgraph GraphQL',
-      headers: JSON.stringify({ 'X-Api-Key': 'paste your sg_... key here' }, null, 2),
-      defaultQuery: '# Put your API key in the Headers tab below, then run:\n{\n  contacts(perPage: 5) {\n    total\n    data { id email }\n  }\n}\n',
+      headers: KEY_HEADERS,
+      defaultQuery: GRAPHIQL_TABS[0]!.query,
+      // A newcomer's first steps: read, follow the live events, write (and see the event arrive in the second tab).
+      defaultTabs: GRAPHIQL_TABS,
     },
     batching: { limit: 10 },
     // The body is read within MAX_BODY_BYTES before Yoga sees it (handle, below); Yoga's

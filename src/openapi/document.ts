@@ -127,7 +127,8 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
   const name = top?.kind === 'Field' ? top.name.value : field.key;
   // A page is a list's answer (a report's `data` is its rows, not a page: no page or cursor).
   const isPage = compiled.variableNames.has('cursor') && field.node.shape.kind === 'object' && field.node.shape.fields.some((f) => f.key === 'data' && f.node.shape.kind === 'list');
-  const operationId = compiled.operation.operation === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : name;
+  const kind = compiled.operation.operation;
+  const operationId = kind === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : kind === 'subscription' ? `stream${pascal(name)}` : name;
 
   const statuses = statusesOf(route, data, label);
   let body: Node | undefined = route.unwrap ? unwrapped(route, data, label, name) : field.node;
@@ -319,7 +320,8 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
       description: `${STATUS_CODES[status]}${when}.`,
       headers,
       ...(route.csv ? { content: CSV_CONTENT } : {}),
-      ...(b.body && status !== 204 ? { content: { 'application/json': { schema: variables.has('cursor') ? listSchema(b.body, schemaOf) : schemaOf(b.body) } } } : {}),
+      ...(route.stream && status === 200 ? { content: streamContent(b.body!, schemaOf) } : {}),
+      ...(b.body && status !== 204 && !(route.stream && status === 200) ? { content: { 'application/json': { schema: variables.has('cursor') ? listSchema(b.body, schemaOf) : schemaOf(b.body) } } } : {}),
     };
   }
   // A route without input still checks a body a client sends (GET's never reaches us).
@@ -418,6 +420,23 @@ const CSV_CONTENT = {
     schema: { type: 'string', description: 'RFC 4180: a header row of the REST field names (nested ones with dots, id arrays joined by `;`), then a row per record.' },
   },
 };
+
+/**
+ * An event stream's answer (API.md section 10): Server-Sent Events, each message's `data`
+ * one item of `x-item-schema` (OpenAPI 3.1 has no keyword for a stream's items).
+ */
+function streamContent(item: Node, schemaOf: (node: Node) => JsonSchema): JsonSchema {
+  return {
+    'text/event-stream': {
+      schema: {
+        type: 'string',
+        description:
+          'Server-Sent Events: a message per event, `id:` its id, `event:` its type, `data:` the event as `GET /events/{id}` answers it; a comment line every 15 s. Resume with `Last-Event-ID`.',
+      },
+      'x-item-schema': schemaOf(item),
+    },
+  };
+}
 
 /** A list's two envelopes (src/rest/list-envelope.ts): by page, or by cursor when the request has `cursor`. */
 function listSchema(page: Node, schemaOf: (node: Node) => JsonSchema): JsonSchema {

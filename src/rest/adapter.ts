@@ -1,7 +1,7 @@
 import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
-import { type OperationResult, runOperation } from '../graphql/operations.js';
+import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
 import { type FieldErrors, Messages, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
@@ -132,6 +132,7 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
       if (!body.ok) return json(body.status, errorBody(body.message), headers);
     }
     if (route.csv) return exportCsv(route, url, admission.context, requestId, headers);
+    if (route.stream) return serveStream(route, url, request, admission.context, requestId, headers);
     const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
     if (key === null) return respond(await runRoute(route, raw, url, admission.context, requestId), headers);
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
@@ -183,6 +184,69 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     return new Response(body, { status: 200, headers: headersOf({ ...headers, 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${filename}"` }) });
   }
 
+  /**
+   * A stream route (API.md section 10): its subscription's results as Server-Sent Events,
+   * each `id:` the event's id, `event:` its type, `data:` the event as its GET answers it.
+   * `Last-Event-ID` is `since` when the query does not name one. The headers go out at
+   * once; a comment every 15 s keeps proxies from closing a quiet stream. A client that
+   * stops reading is cut off once `streamBufferEvents` messages wait for it.
+   */
+  async function serveStream(route: CompiledRoute, url: URL, request: Request, admitted: Context, requestId: string, headers: Record<string, string>): Promise<Response> {
+    const fromQuery = queryVariables(schema, route, url.searchParams);
+    if (Object.keys(fromQuery.errors).length > 0) return respond(unprocessable(invalid(fromQuery.errors)), headers);
+    const lastEventId = request.headers.get('last-event-id');
+    const variables = { ...fromQuery.variables, ...(lastEventId && !('since' in fromQuery.variables) ? { since: lastEventId } : {}) };
+    const started = await runSubscription(schema, route.compiled.document, variables, admitted);
+    if (!started.ok) return respond(errorOutcome(started, requestId, route, false), headers);
+    const results = started.results;
+    const encoder = new TextEncoder();
+    let keepAlive: NodeJS.Timeout | undefined;
+    const stop = () => {
+      clearInterval(keepAlive);
+      void results.return(undefined);
+    };
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          const send = (text: string) => {
+            // desiredSize counts messages not yet taken by the connection: this many waiting, the reader is dropped.
+            if ((controller.desiredSize ?? 1) <= 0) throw new Error('reader too slow');
+            controller.enqueue(encoder.encode(text));
+          };
+          send(': stream open\n\n');
+          keepAlive = setInterval(() => {
+            try {
+              send(': keep-alive\n\n');
+            } catch {
+              stop();
+              controller.error(new Error('reader too slow'));
+            }
+          }, STREAM_KEEP_ALIVE_MS);
+          void (async () => {
+            try {
+              for await (const result of results) {
+                const event = Object.values(result.data ?? {})[0] as { id: string; type: string } | undefined;
+                if (!event) break;
+                send(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+              }
+              clearInterval(keepAlive);
+              controller.close();
+            } catch (error) {
+              stop();
+              controller.error(error);
+            }
+          })();
+        },
+        cancel: stop,
+      },
+      { highWaterMark: admitted.settings.streamBufferEvents },
+    );
+    return new Response(body, {
+      status: 200,
+      headers: headersOf({ ...headers, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }),
+    });
+  }
+
   /** Runs a route's operation; every answer, success or error, is an outcome (500s included, already logged). */
   /** `retried`: the caller runs the route in its own transaction and runs it again when it loses a race (so such a loss is not logged here). */
   async function runRoute(route: CompiledRoute, raw: Record<string, unknown>, url: URL, admitted: Context, requestId: string, overrides: Record<string, unknown> = {}, options: { retried?: boolean } = {}): Promise<Outcome> {
@@ -208,6 +272,9 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
 }
 
 const respond = (outcome: Outcome, headers: Record<string, string>) => json(outcome.status, outcome.body, headers);
+
+/** How often a quiet event stream sends a comment line (API.md section 10). */
+const STREAM_KEEP_ALIVE_MS = 15_000;
 
 /** The list parameters and the variables they fill (API.md sections 2 and 8). */
 const LIST_PARAMETERS: Record<string, string> = {

@@ -23,6 +23,8 @@ export interface RestRoute<Data = any> {
   resource?: string;
   /** Query parameters that fill variables of their own, not `$filter` (`q` fills `$q`). */
   parameters?: Record<string, string>;
+  /** Server-Sent Events: the document is a subscription, each of its results one message (`id:` the event id, `event:` its type). */
+  stream?: boolean;
   /** A CSV export (API.md section 8): the list document is walked by cursor and streamed as CSV. */
   csv?: CsvExport;
 }

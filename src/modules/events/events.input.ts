@@ -14,3 +14,9 @@ export const EventListArgs = z.object({
 });
 
 export const HistoryArgs = z.object(listRules);
+
+/** The stream's and the subscription's arguments (API.md section 10). */
+export const StreamArgs = z.object({
+  types: z.array(z.string().min(1).max(100)).max(50).optional(),
+  since: z.string().min(1).max(64).optional(),
+});

@@ -3,7 +3,8 @@ import type { Context } from '../../graphql/context.js';
 import { orNotFound } from '../../graphql/records.js';
 import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
-import type { EventResource } from '../../events/resources.js';
+import { type EventResource, visibleResources } from '../../events/resources.js';
+import { openEventStream } from '../../events/stream.js';
 import { Company } from '../companies/companies.schema.js';
 import { Contact } from '../contacts/contacts.schema.js';
 import { Deal } from '../deals/deals.schema.js';
@@ -18,7 +19,7 @@ import { Task } from '../tasks/tasks.schema.js';
 import { Ticket, TicketStatus } from '../tickets/tickets.schema.js';
 import { User } from '../users/users.schema.js';
 import { WebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.schema.js';
-import { EVENT_LIST, EventListArgs, HISTORY_LIST, HistoryArgs } from './events.input.js';
+import { EVENT_LIST, EventListArgs, HISTORY_LIST, HistoryArgs, StreamArgs } from './events.input.js';
 
 export const Event = builder.prismaObject('Event', {
   description: 'One change of one record, recorded in the transaction that made it (newest first in every list).',
@@ -53,7 +54,10 @@ builder.queryFields((t) => ({
   event: t.prismaField({
     type: Event,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, { id }, ctx) => orNotFound(ctx.db.event.findUnique({ ...query, where: { id } }), 'Event'),
+    resolve: (query, _root, { id }, ctx) => {
+      const visible = visibleResources(ctx.scopes);
+      return orNotFound(ctx.db.event.findFirst({ ...query, where: { id, ...(visible ? { resource: { in: visible } } : {}) } }), 'Event');
+    },
   }),
   events: t.field({
     type: EventPage,
@@ -61,9 +65,27 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => {
       // The filter's createdSince came first; the list argument of section 8 now says the same.
       const { type, recordId, ...listing } = parseInput(EventListArgs, { ...args.filter, ...listInput(args), createdSince: args.createdSince ?? args.filter?.createdSince ?? undefined }, ctx);
-      const where = { ...(type?.endsWith('.*') ? { resource: type.slice(0, -2) } : { type }), recordId };
+      const visible = visibleResources(ctx.scopes);
+      const where = { AND: [type?.endsWith('.*') ? { resource: type.slice(0, -2) } : { type }, { recordId }, visible ? { resource: { in: visible } } : {}] };
       return paginate(ctx.db.event, EVENT_LIST, { ...listing, where }, ctx, info);
     },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  events: t.field({
+    type: Event,
+    description:
+      'Every event of the workspace as it commits, whichever process or instance made it; with `since`, every later event of the log first. Only the resources the key can read.',
+    args: {
+      types: t.arg.stringList({ description: 'Exact types (`deal.updated`) or every type of a resource (`deal.*`); none: all.' }),
+      since: t.arg.id({ description: 'An event id: replay every later event of the log, then go live.' }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const { types, since } = parseInput(StreamArgs, { types: args.types ?? undefined, since: args.since ?? undefined }, ctx);
+      return (await openEventStream(ctx, { types, since })).events;
+    },
+    resolve: (event) => event as never,
   }),
 }));
 

@@ -1,0 +1,278 @@
+import { EventSource } from 'eventsource';
+import { createClient } from 'graphql-sse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, validate } from 'graphql';
+import { createKey } from '../src/auth/api-keys.js';
+import { GRAPHIQL_TABS } from '../src/graphql/yoga.js';
+import { schema } from '../src/schema.js';
+import { type Client, type TestApp, newClient, startApp } from './support/app.js';
+import { databaseUrl } from './support/file-database.js';
+import { startProcess } from './support/process.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp({ server: { STREAMS_PER_KEY: 3 } });
+});
+afterAll(() => app.close());
+
+interface Message {
+  id: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** A REST stream read through a real EventSource client; `messages` fills as events arrive. */
+function openStream(url: string, key: string, headers: Record<string, string> = {}) {
+  const messages: Message[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const source = new EventSource(url, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'X-Api-Key': key, ...headers } }),
+  });
+  const onMessage = (e: MessageEvent) => {
+    messages.push({ id: e.lastEventId, event: e.type, data: JSON.parse(e.data) });
+    for (const w of waiters.filter((w) => messages.length >= w.count)) w.resolve();
+  };
+  const opened = new Promise<void>((resolve, reject) => {
+    source.onopen = () => resolve();
+    source.onerror = (e) => reject(new Error(`stream: ${String((e as { message?: string }).message ?? e.type)}`));
+  });
+  for (const type of ['contact.created', 'contact.updated', 'deal.created', 'company.created']) source.addEventListener(type, onMessage);
+  return {
+    messages,
+    opened,
+    /** Resolves once `count` messages have arrived (the test's timeout bounds the wait). */
+    received: (count: number) => new Promise<void>((resolve) => (messages.length >= count ? resolve() : waiters.push({ count, resolve }))),
+    close: () => source.close(),
+  };
+}
+
+const streamUrl = (query = '') => `${app.url}/api/v1/events/stream${query}`;
+
+async function contact(api: Client, name: string) {
+  const res = await api.post('/contacts', { first_name: name, email: `${name.toLowerCase()}-${Math.random()}@live.example` });
+  expect(res.status).toBe(201);
+  return res.body as { id: string };
+}
+
+describe('GET /api/v1/events/stream', () => {
+  it('sends each event of a REST write as its GET answers it, with its id and type, headers at once', async () => {
+    const api = await newClient(app);
+    const raw = await fetch(streamUrl(), { headers: { 'X-Api-Key': api.key } });
+    expect([raw.status, raw.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    await raw.body!.cancel();
+
+    const stream = openStream(streamUrl(), api.key);
+    await stream.opened;
+    const created = await contact(api, 'Live');
+    await stream.received(1);
+    const [message] = stream.messages;
+    const event = (await api.get(`/events?record_id=${created.id}`)).body.data[0];
+    expect(message).toEqual({ id: event.id, event: 'contact.created', data: event });
+    stream.close();
+  });
+
+  it('resumes after Last-Event-ID (or `since`) with every later event, then goes live, with no gap and no duplicate over 500 writes', async () => {
+    const api = await newClient(app);
+    const first = await contact(api, 'Before');
+    const since = (await api.get(`/events?record_id=${first.id}`)).body.data[0].id;
+    const batch = (n: number) => api.post('/contacts/batch', { inputs: Array.from({ length: 50 }, (_, i) => ({ first_name: `B${n}x${i}`, email: `b${n}-${i}-${Math.random()}@seam.example` })) });
+    // 250 events in the log before the stream opens, 250 while it replays and after.
+    for (let n = 0; n < 5; n++) expect((await batch(n)).status).toBe(201);
+    const stream = openStream(streamUrl(), api.key, { 'Last-Event-ID': since });
+    const writing = (async () => {
+      for (let n = 5; n < 10; n++) expect((await batch(n)).status).toBe(201);
+    })();
+    await writing;
+    await stream.received(500);
+    const log: string[] = [];
+    for (let page = 1; page <= 34; page++) log.push(...(await api.get(`/events?per_page=15&page=${page}`)).body.data.map((e: { id: string }) => e.id));
+    const expected = log.filter((id) => id > since).sort();
+    const ids = stream.messages.map((m) => m.id);
+    expect([ids.length, new Set(ids).size]).toEqual([500, 500]);
+    expect([...ids].sort()).toEqual(expected);
+    // The replayed part comes in id order.
+    expect(ids.slice(0, 250)).toEqual([...ids.slice(0, 250)].sort());
+    stream.close();
+
+    // `since` in the query does the same; `type` filters.
+    const typed = openStream(streamUrl(`?since=${since}&type=company.*`), api.key);
+    await typed.opened;
+    const company = (await api.post('/companies', { name: 'After' })).body;
+    await typed.received(1);
+    expect(typed.messages.map((m) => [m.event, m.data.record_id])).toEqual([['company.created', company.id]]);
+    typed.close();
+  });
+
+  it('refuses a `since` that is not an event of the log with 422, and needs a key', async () => {
+    const api = await newClient(app);
+    const unknown = await fetch(streamUrl('?since=01ARZ3NDEKTSV4RRFFQ69G5FAV'), { headers: { 'X-Api-Key': api.key } });
+    expect([unknown.status, (await unknown.json()).errors]).toEqual([422, { since: ['The selected since is invalid: it is not an event of the log (unknown, or older than the retention).'] }]);
+    expect((await fetch(streamUrl())).status).toBe(401);
+  });
+
+  it('a key scoped to deals:read sees the deals and no contact', async () => {
+    const workspace = `live-scopes-${Math.random()}`;
+    const api = await newClient(app, workspace);
+    const scoped = (await createKey(app.database.prisma, workspace, 'deals only', { scopes: ['deals:read'] })).key;
+    const stream = openStream(streamUrl(), scoped);
+    await stream.opened;
+    const pipeline = (await api.post('/pipelines', { name: 'P', stages: [{ name: 'S' }] })).body;
+    const user = (await api.post('/users', { name: 'U', email: `u-${Math.random()}@x.io` })).body;
+    await contact(api, 'Hidden');
+    const deal = (await api.post('/deals', { name: 'Seen', deal_stage_external_id: pipeline.stages[0].external_id, user_id: user.id })).body;
+    await stream.received(1);
+    expect(stream.messages.map((m) => [m.event, m.data.record_id])).toEqual([['deal.created', deal.id]]);
+    // The log too: the deal's events only.
+    const res = await fetch(`${app.url}/api/v1/events`, { headers: { 'X-Api-Key': scoped } });
+    expect([res.status, (await res.json()).data.map((e: { resource: string }) => e.resource)]).toEqual([200, ['deal']]);
+    stream.close();
+  });
+
+  it('holds at most STREAMS_PER_KEY streams per key, REST and GraphQL together: the next is 429', async () => {
+    const api = await newClient(app);
+    const restStatus = async () => {
+      const res = await fetch(streamUrl(), { headers: { 'X-Api-Key': api.key } });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const streams = [openStream(streamUrl(), api.key), openStream(streamUrl(), api.key)];
+    await Promise.all(streams.map((s) => s.opened));
+    // The third is a subscription, open once it delivers an event.
+    const client = createClient({ url: `${app.url}/graphql`, headers: { 'X-Api-Key': api.key }, retryAttempts: 0 });
+    let delivered!: () => void;
+    const third = new Promise<void>((resolve) => (delivered = resolve));
+    const finished = new Promise<void>((resolve, reject) => {
+      client.subscribe({ query: 'subscription { events { id } }' }, { next: () => delivered(), error: reject, complete: resolve });
+    }).catch((error: Error) => error);
+    for (let i = 0; i < 50; i++) {
+      await contact(api, `Third${i}`);
+      if (await Promise.race([third.then(() => true), new Promise((r) => setTimeout(() => r(false), 20))])) break;
+    }
+    await third;
+    expect(await restStatus()).toBe(429);
+    streams[0]!.close();
+    // One closed: one more fits (the server sees the close a moment later).
+    await expect.poll(restStatus, { interval: 20 }).toBe(200);
+    // A subscription over the bound is refused too (429): another key, its three streams REST.
+    const full = await newClient(app);
+    const rest = [openStream(streamUrl(), full.key), openStream(streamUrl(), full.key), openStream(streamUrl(), full.key)];
+    await Promise.all(rest.map((s) => s.opened));
+    const refused = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'X-Api-Key': full.key, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { events { id } }' }),
+    });
+    expect(refused.status).toBe(429);
+    await refused.body?.cancel();
+    for (const s of [...streams, ...rest]) s.close();
+    client.dispose();
+    await finished;
+  });
+});
+
+describe('GraphQL subscription `events` over SSE', () => {
+  it('a graphql-sse client sees the event of a REST write, camelCase, with data as the REST event', async () => {
+    const api = await newClient(app);
+    const client = createClient({ url: `${app.url}/graphql`, headers: { 'X-Api-Key': api.key }, retryAttempts: 0 });
+    const got: Record<string, unknown>[] = [];
+    let arrived!: () => void;
+    const first = new Promise<void>((resolve) => (arrived = resolve));
+    const done = new Promise<void>((resolve, reject) => {
+      client.subscribe(
+        { query: 'subscription { events(types: ["contact.*"]) { id type resource recordId data } }' },
+        { next: (result) => (got.push(result.data!.events as Record<string, unknown>), arrived()), error: reject, complete: resolve },
+      );
+    });
+    // Subscribed once the stream answers: then write.
+    await expect.poll(() => app.database.prisma.$queryRawUnsafe('SELECT 1'), { interval: 20 }).toBeTruthy();
+    let created: { id: string } | undefined;
+    for (let i = 0; i < 50 && got.length === 0; i++) {
+      created = await contact(api, `Sub${i}`);
+      await Promise.race([first, new Promise((r) => setImmediate(r))]);
+    }
+    await first;
+    const event = (await api.get(`/events?record_id=${got[0]!.recordId}`)).body.data[0];
+    expect(got[0]).toEqual({ id: event.id, type: 'contact.created', resource: 'contact', recordId: event.record_id, data: event.data });
+    expect(created).toBeDefined();
+    client.dispose();
+    await done.catch(() => {});
+  });
+
+  it("GraphiQL's default tabs are a query, a subscription to contact events and a contact's creation, each valid", async () => {
+    expect(GRAPHIQL_TABS.map((tab) => [parse(tab.query).definitions[0]!.kind === 'OperationDefinition' && (parse(tab.query).definitions[0] as { operation: string }).operation, validate(schema, parse(tab.query))])).toEqual([
+      ['query', []],
+      ['subscription', []],
+      ['mutation', []],
+    ]);
+    const page = await (await fetch(`${app.url}/graphql`, { headers: { Accept: 'text/html' } })).text();
+    expect(page).toContain('subscription {\\n  events(types: [\\"contact.*\\"])');
+  });
+
+  it('a second server on the same database makes the write; the first one\'s subscriber sees it', async () => {
+    const other = await startApp({ databaseUrl: databaseUrl() });
+    try {
+      const api = await newClient(app);
+      const stream = openStream(streamUrl(), api.key);
+      await stream.opened;
+      const viaOther = await fetch(`${other.url}/api/v1/contacts`, {
+        method: 'POST',
+        headers: { 'X-Api-Key': api.key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ first_name: 'Elsewhere', email: `e-${Math.random()}@x.io` }),
+      });
+      const created = await viaOther.json();
+      await stream.received(1);
+      expect(stream.messages.map((m) => [m.event, m.data.record_id])).toEqual([['contact.created', created.id]]);
+      stream.close();
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('streams and the process', () => {
+  it('SIGTERM ends every stream cleanly (the body ends, no error)', async () => {
+    const service = await startProcess({ DATABASE_URL: databaseUrl(), RATE_LIMIT_PER_MINUTE: '0' });
+    const key = (await createKey(app.database.prisma, `live-term-${Math.random()}`, 'k')).key;
+    const res = await fetch(`${service.url}/api/v1/events/stream`, { headers: { 'X-Api-Key': key } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const opening = new TextDecoder().decode((await reader.read()).value);
+    expect(opening).toBe(': stream open\n\n');
+    service.child.kill('SIGTERM');
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(await new Promise((resolve) => service.child.once('exit', resolve))).toBe(0);
+  });
+
+  it('a reader that never reads is dropped once STREAM_BUFFER_EVENTS events wait for it', async () => {
+    const small = await startApp({ server: { STREAM_BUFFER_EVENTS: 5 } });
+    try {
+      const api = await newClient(small);
+      const res = await fetch(`${small.url}/api/v1/events/stream`, { headers: { 'X-Api-Key': api.key } });
+      const reader = res.body!.getReader();
+      let text = new TextDecoder().decode((await reader.read()).value);
+      const count = () => text.split('\nevent: contact.created\n').length - 1;
+      // Read while it keeps up: 3 events arrive.
+      for (let i = 0; i < 3; i++) await contact(api, `Kept${i}`);
+      while (count() < 3) text += new TextDecoder().decode((await reader.read()).value);
+      // Then about 10 MB of events, far more than the connection's buffers hold, while nobody reads.
+      const notes = 'n'.repeat(10_000);
+      for (let n = 0; n < 10; n++) {
+        const inputs = Array.from({ length: 100 }, (_, i) => ({ first_name: `Slow${n}x${i}`, email: `slow-${n}-${i}-${Math.random()}@x.io`, notes }));
+        expect((await api.post('/contacts/batch', { inputs })).status).toBe(201);
+      }
+      // The stream has ended (cut off) well before the 1,003 events.
+      let ended = false;
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (chunk.done) {
+          ended = true;
+          break;
+        }
+        text += new TextDecoder().decode(chunk.value);
+      }
+      expect([ended, count() >= 3, count() < 1003]).toEqual([true, true, true]);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from './log.js';
+import { invalidProxyEntries } from './http/client-address.js';
 
 const flag = z
   .enum(['true', 'false', '1', '0'])
@@ -29,6 +30,22 @@ const origins = z
       }
     }
     return [...new Set(list)];
+  });
+
+/**
+ * Comma-separated addresses and CIDRs of the proxies whose `Forwarded` / `X-Forwarded-For`
+ * are believed (API.md section 5). An entry that is neither would trust nobody, or the
+ * wrong peers, without a word: refused at start-up.
+ */
+const trustedProxies = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const entry of invalidProxyEntries(list)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is neither an IP address nor a CIDR (write e.g. 10.0.0.1, 10.0.0.0/8, ::1 or fd00::/8)` });
+    }
+    return list;
   });
 
 /** Comma-separated seconds between a delivery's failed attempts (decimals allowed, for tests). */
@@ -73,6 +90,8 @@ const EnvSchema = z.object({
   DRAIN_DELAY_SECONDS: z.coerce.number().min(0).max(300).default(5),
   // info: an access-log line per request on stdout, errors on stderr; warn or error: errors only.
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  // The proxies in front of the service, whose forwarded client address is believed; none by default.
+  TRUST_PROXY: trustedProxies,
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).

@@ -6,11 +6,12 @@ import type { Database } from './db/client.js';
 import { DEFAULT_SETTINGS, type Settings } from './graphql/context.js';
 import { schema } from './schema.js';
 import { publicRoutes, restRoutes } from './modules/index.js';
-import { createPublicGate } from './modules/checkouts/public-gate.js';
+import { createPublicGate, createPublicRateLimit } from './modules/checkouts/public-gate.js';
 import { createPayPages } from './modules/checkouts/pages.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './auth/gate.js';
+import { createClientAddress } from './http/client-address.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
 import { SERVICE_UNAVAILABLE, bodyDrained, errorBody, json, sentBody } from './http/responses.js';
@@ -64,7 +65,7 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'TRUST_PROXY'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
@@ -85,7 +86,8 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings);
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
-  const publicGate = createPublicGate(database, config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore, settings);
+  const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
+  const publicGate = createPublicGate(database, publicLimit, settings);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
   const pay = createPayPages(schema, publicGate);
   const graphql = createGraphQL(schema, gate);
@@ -94,9 +96,11 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
   const closed = createCors([]);
   const apiDocs = createApiDocs(openApiDocument());
 
+  const clientAddressOf = createClientAddress(config.TRUST_PROXY ?? []);
+
   // On node:http the adapter's server context carries the Node request, and so the peer's address.
   return createServerAdapter((request: Request, server: object) =>
-    serve(request, { requestId: requestIdOf(request), clientAddress: (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress }),
+    serve(request, { requestId: requestIdOf(request), clientAddress: clientAddressOf(request, (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress) }),
   );
 
   async function serve(request: Request, facts: RequestFacts): Promise<Response> {
@@ -123,7 +127,11 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);
       } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request, facts);
       else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path, facts);
-      else if (isPublic) response = path.startsWith('/pay/') ? await pay(request, facts, url) : await publicRest(request, facts, url);
+      else if (isPublic) {
+        // Counted before any route is matched: every public request counts, 404s included (API.md section 5).
+        await publicLimit(facts);
+        response = path.startsWith('/pay/') ? await pay(request, facts, url) : await publicRest(request, facts, url);
+      }
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, facts, url);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
@@ -147,7 +155,7 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     // opens a new one, which the load balancer (seeing /readyz 503) sends elsewhere.
     if ((sentBody(request) && !bodyDrained(request)) || shutdown.draining) response.headers.set('Connection', 'close');
     const route = facts.route ?? (path === '/healthz' || path === '/readyz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
-    logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts.workspaceId });
+    logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts.workspaceId, clientAddress: facts.clientAddress });
     return response;
   }
 }

@@ -92,6 +92,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   // The proxies in front of the service, whose forwarded client address is believed; none by default.
   TRUST_PROXY: trustedProxies,
+  // Set: GET /metrics answers with `Authorization: Bearer <METRICS_TOKEN>`, and the process measures; unset: 404, nothing measured.
+  METRICS_TOKEN: z.string().min(16, 'use at least 16 characters (a random token, e.g. openssl rand -hex 32)').optional(),
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).
@@ -109,7 +111,7 @@ export type Config = z.infer<typeof EnvSchema>;
 
 /** The process environment, parsed once into one typed object. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined });
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

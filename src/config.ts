@@ -60,7 +60,8 @@ const retrySchedule = z
     return delays;
   });
 
-const EnvSchema = z.object({
+/** Every environment variable the service reads (README's "Running in production" table lists each). */
+export const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

@@ -1,4 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import { answerMetricsAsks } from './http/metrics-primary.js';
 import { answerRateLimitAsks } from './http/rate-limit-primary.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { RunningServer } from './serve.js';
@@ -13,6 +15,8 @@ export interface PrimaryOptions {
   workers: number;
   /** Set when the primary keeps the rate-limit count for every worker (no Redis). */
   limiter?: RateLimiter;
+  /** METRICS_TOKEN is set: the worker that gets a scrape asks here for the sum of every worker's figures. */
+  metrics?: boolean;
   log(line: string): void;
   /** Called once, when every first worker serves. */
   announce(url: string): void;
@@ -24,17 +28,19 @@ export interface PrimaryOptions {
  * once the service is up, and on SIGTERM or SIGINT has each finish its in-flight
  * requests. A worker that dies while the service starts means none can: the primary stops.
  */
-export function runPrimary({ workers, limiter, log, announce }: PrimaryOptions): void {
+export function runPrimary({ workers, limiter, metrics, log, announce }: PrimaryOptions): void {
   const live = new Set<Worker>();
   const serving = new Set<Worker>();
   let announced = false;
   let stopping = false;
   let exitCode = 0;
+  const aggregator = metrics ? new AggregatorRegistry() : undefined;
 
   function fork() {
     const worker = cluster.fork();
     live.add(worker);
     if (limiter) answerRateLimitAsks(worker, limiter);
+    if (aggregator) answerMetricsAsks(worker, aggregator);
     worker.on('message', (message) => {
       if (!isListening(message)) return;
       serving.add(worker);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from './log.js';
+import { invalidProxyEntries } from './http/client-address.js';
 
 const flag = z
   .enum(['true', 'false', '1', '0'])
@@ -31,6 +32,22 @@ const origins = z
     return [...new Set(list)];
   });
 
+/**
+ * Comma-separated addresses and CIDRs of the proxies whose `Forwarded` / `X-Forwarded-For`
+ * are believed (API.md section 5). An entry that is neither would trust nobody, or the
+ * wrong peers, without a word: refused at start-up.
+ */
+const trustedProxies = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const entry of invalidProxyEntries(list)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is neither an IP address nor a CIDR (write e.g. 10.0.0.1, 10.0.0.0/8, ::1 or fd00::/8)` });
+    }
+    return list;
+  });
+
 /** Comma-separated seconds between a delivery's failed attempts (decimals allowed, for tests). */
 const retrySchedule = z
   .string()
@@ -43,7 +60,8 @@ const retrySchedule = z
     return delays;
   });
 
-const EnvSchema = z.object({
+/** Every environment variable the service reads (README's "Running in production" table lists each). */
+export const EnvSchema = z.object({
   DATABASE_URL: z.string().optional(),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -73,6 +91,10 @@ const EnvSchema = z.object({
   DRAIN_DELAY_SECONDS: z.coerce.number().min(0).max(300).default(5),
   // info: an access-log line per request on stdout, errors on stderr; warn or error: errors only.
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  // The proxies in front of the service, whose forwarded client address is believed; none by default.
+  TRUST_PROXY: trustedProxies,
+  // Set: GET /metrics answers with `Authorization: Bearer <METRICS_TOKEN>`, and the process measures; unset: 404, nothing measured.
+  METRICS_TOKEN: z.string().min(16, 'use at least 16 characters (a random token, e.g. openssl rand -hex 32)').optional(),
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).
@@ -94,7 +116,7 @@ export type Config = z.infer<typeof EnvSchema>;
 
 /** The process environment, parsed once into one typed object. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined });
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

@@ -39,9 +39,9 @@ export function logError(requestId: string | null, error: unknown, where: string
 
 /**
  * The access log: one line per request (method, route template, status, duration,
- * request id, workspace); never a key, a query string or a body.
+ * request id, workspace, client address); never a key, a query string or a body.
  */
-export function logRequest(line: { requestId: string; method: string; route: string; status: number; durationMs: number; workspaceId?: string }): void {
+export function logRequest(line: { requestId: string; method: string; route: string; status: number; durationMs: number; workspaceId?: string; clientAddress?: string }): void {
   access.info({
     request_id: line.requestId,
     method: line.method,
@@ -49,5 +49,6 @@ export function logRequest(line: { requestId: string; method: string; route: str
     status: line.status,
     duration_ms: Math.round(line.durationMs * 10) / 10,
     workspace_id: line.workspaceId,
+    client_address: line.clientAddress,
   });
 }

@@ -49,7 +49,7 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
   const { listen } = await import('./serve.js');
   const { startBackgroundWork } = await import('./jobs/background.js');
   const running = await listen(database, config, store);
-  const background = startBackgroundWork(database, config);
+  const background = startBackgroundWork(database, config, running.metrics);
   let worker: ReturnType<typeof workerServing> | undefined;
 
   let stopping = false;
@@ -89,6 +89,7 @@ if (cluster.isWorker) {
     runPrimary({
       workers: config.WEB_CONCURRENCY,
       limiter: counting && !store ? new RateLimiter(limit) : undefined,
+      metrics: config.METRICS_TOKEN !== undefined,
       log,
       announce: (url) => log(listeningLine(url, `${target.provider}, ${config.WEB_CONCURRENCY} processes`)),
     });

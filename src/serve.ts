@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import cluster from 'node:cluster';
 import { STATUS_CODES, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -7,12 +8,16 @@ import { Shutdown } from './http/shutdown.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { setLogLevel } from './log.js';
+import { type Metrics, createMetrics } from './http/metrics.js';
+import { countDueDeliveries, countPendingDeliveries } from './webhooks/backlog.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import { type AppConfig, createApp } from './server.js';
 
 export interface RunningServer {
   url: string;
   server: Server;
+  /** Kept when METRICS_TOKEN is set: the background work counts its webhook deliveries here too. */
+  metrics?: Metrics;
   /** The shutdown's first step: /readyz answers 503 and each answer closes its connection; everything is still served. */
   drain(): void;
   /**
@@ -47,6 +52,15 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 export async function listen(database: Database, config: ListenConfig, rateLimitStore?: RateLimitStore): Promise<RunningServer> {
   setLogLevel(config.LOG_LEVEL ?? 'info');
   const shutdown = new Shutdown();
+  // Built here, once per serving process, and only when someone may read them.
+  const metrics = config.METRICS_TOKEN
+    ? createMetrics({
+        pendingDeliveries: () => countPendingDeliveries(database.prisma),
+        dueDeliveries: () => countDueDeliveries(database.prisma),
+        openConnections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+        clusterWorker: cluster.isWorker,
+      })
+    : undefined;
   const server = createServer(
     {
       headersTimeout: (config.HEADERS_TIMEOUT_SECONDS ?? 10) * 1000,
@@ -55,7 +69,7 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
       // How often Node checks those two timeouts (its default, 30 s, would add up to that much).
       connectionsCheckingInterval: 1000,
     },
-    createApp(database, config, rateLimitStore, shutdown),
+    createApp(database, config, rateLimitStore, shutdown, metrics),
   );
   server.keepAliveTimeout = (config.KEEP_ALIVE_TIMEOUT_SECONDS ?? 5) * 1000;
   server.maxConnections = config.MAX_CONNECTIONS ?? 1000;
@@ -70,6 +84,7 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
   return {
     url: `http://${host}:${port}`,
     server,
+    metrics,
     drain: () => shutdown.drain(),
     close: () =>
       new Promise<void>((resolve) => {

@@ -6,11 +6,13 @@ import type { Database } from './db/client.js';
 import { DEFAULT_SETTINGS, type Settings } from './graphql/context.js';
 import { schema } from './schema.js';
 import { publicRoutes, restRoutes } from './modules/index.js';
-import { createPublicGate } from './modules/checkouts/public-gate.js';
+import { createPublicGate, createPublicRateLimit } from './modules/checkouts/public-gate.js';
 import { createPayPages } from './modules/checkouts/pages.js';
 import { createGraphQL } from './graphql/yoga.js';
 import { createCors, isPreflight } from './http/cors.js';
 import { createGate } from './auth/gate.js';
+import { createClientAddress } from './http/client-address.js';
+import { type Metrics, createMetricsPage } from './http/metrics.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
 import { SERVICE_UNAVAILABLE, bodyDrained, errorBody, json, sentBody } from './http/responses.js';
@@ -67,7 +69,7 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS' | 'TRUST_PROXY' | 'METRICS_TOKEN'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
@@ -78,9 +80,10 @@ const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || pat
 /**
  * One handler for everything: /healthz, /readyz, /graphql, /api/v1 and the payment pages.
  * `shutdown`: the process's drain and stop (SIGTERM), which readiness, connections and
- * waiting requests follow.
+ * waiting requests follow. `metrics`: given when METRICS_TOKEN is set; every answer is
+ * then measured, and /metrics shows the figures to the token's holder.
  */
-export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown()) {
+export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown(), metrics?: Metrics) {
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
@@ -95,18 +98,22 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings, live);
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
-  const publicGate = createPublicGate(database, config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore, settings);
+  const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
+  const publicGate = createPublicGate(database, publicLimit, settings);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
   const pay = createPayPages(schema, publicGate);
-  const graphql = createGraphQL(schema, gate);
+  const graphql = createGraphQL(schema, gate, metrics);
   const cors = createCors(config.CORS_ORIGINS ?? []);
   // The public routes answer no browser of another origin, whatever CORS_ORIGINS lists.
   const closed = createCors([]);
   const apiDocs = createApiDocs(openApiDocument());
+  const metricsPage = createMetricsPage(metrics, config.METRICS_TOKEN);
+
+  const clientAddressOf = createClientAddress(config.TRUST_PROXY ?? []);
 
   // On node:http the adapter's server context carries the Node request, and so the peer's address.
   return createServerAdapter((request: Request, server: object) =>
-    serve(request, { requestId: requestIdOf(request), clientAddress: (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress }),
+    serve(request, { requestId: requestIdOf(request), clientAddress: clientAddressOf(request, (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress) }),
   );
 
   async function serve(request: Request, facts: RequestFacts): Promise<Response> {
@@ -119,6 +126,7 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     const path = url.pathname;
     const isPublic = isPublicPath(path);
     const origins = isPublic ? closed : cors;
+    let publicRefused = false;
     try {
       // Preflights carry no key: answered here, whatever the path, before any route or key check.
       if (preflight) {
@@ -131,9 +139,14 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
       } else if (path === '/graphql') {
         // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);
-      } else if (path === OPENAPI_PATH) response = apiDocs.openapi(request, facts);
+      } else if (path === '/metrics') response = await metricsPage(request, facts);
+      else if (path === OPENAPI_PATH) response = apiDocs.openapi(request, facts);
       else if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) response = apiDocs.docs(request, path, facts);
-      else if (isPublic) response = path.startsWith('/pay/') ? await pay(request, facts, url) : await publicRest(request, facts, url);
+      else if (isPublic) {
+        // Counted before any route is matched: every public request counts, 404s included (API.md section 5).
+        publicRefused = (await publicLimit(facts)).refused !== undefined;
+        response = path.startsWith('/pay/') ? await pay(request, facts, url) : await publicRest(request, facts, url);
+      }
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, facts, url);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
@@ -157,7 +170,10 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     // opens a new one, which the load balancer (seeing /readyz 503) sends elsewhere.
     if ((sentBody(request) && !bodyDrained(request)) || shutdown.draining) response.headers.set('Connection', 'close');
     const route = facts.route ?? (path === '/healthz' || path === '/readyz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
-    logRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - started, workspaceId: facts.workspaceId });
+    const durationMs = performance.now() - started;
+    logRequest({ requestId, method: request.method, route, status: response.status, durationMs, workspaceId: facts.workspaceId, clientAddress: facts.clientAddress });
+    // Outside the public paths, only the key gate answers 429.
+    metrics?.request(route, response.status, durationMs / 1000, publicRefused ? 'public' : !isPublic && response.status === 429 ? 'keyed' : undefined);
     return response;
   }
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { logged } from './support/access-log.js';
 import { freshDatabase } from './support/fresh-database.js';
 import { startProcess } from './support/process.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
@@ -13,21 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** The access-log lines written while `fn` runs. */
-async function logged(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
-  const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => (String(chunk).includes('"duration_ms"') ? lines.push(String(chunk)) : write(chunk), true)) as typeof process.stdout.write;
-  try {
-    await fn();
-  } finally {
-    process.stdout.write = write;
-  }
-  return lines.map((line) => JSON.parse(line));
-}
-
 describe('the access log', () => {
-  it('writes one line per request: method, route template, status, duration, request id, workspace; never the key or the query', async () => {
+  it('writes one line per request: method, route template, status, duration, request id, workspace, client address; never the key or the query', async () => {
     const created = (await api.post('/users', { name: 'Log', email: 'log@example.com' })).body;
     const lines = await logged(async () => {
       await api.request('GET', `/users/${created.id}?x=secret-term`, { headers: { 'X-Request-Id': 'req-log-1' } });
@@ -36,10 +24,10 @@ describe('the access log', () => {
       await send(`${app.url}/nowhere`, 'GET');
     });
     expect(lines.map(({ time, duration_ms, request_id, ...rest }) => rest)).toEqual([
-      { level: 'info', method: 'GET', route: 'GET /api/v1/users/{id}', status: 200, workspace_id: api.workspaceId },
-      { level: 'info', method: 'POST', route: 'POST /graphql', status: 200, workspace_id: api.workspaceId },
-      { level: 'info', method: 'GET', route: 'GET /api/v1/users', status: 401 },
-      { level: 'info', method: 'GET', route: 'unmatched', status: 404 },
+      { level: 'info', method: 'GET', route: 'GET /api/v1/users/{id}', status: 200, workspace_id: api.workspaceId, client_address: '127.0.0.1' },
+      { level: 'info', method: 'POST', route: 'POST /graphql', status: 200, workspace_id: api.workspaceId, client_address: '127.0.0.1' },
+      { level: 'info', method: 'GET', route: 'GET /api/v1/users', status: 401, client_address: '127.0.0.1' },
+      { level: 'info', method: 'GET', route: 'unmatched', status: 404, client_address: '127.0.0.1' },
     ]);
     expect(lines[0]!.request_id).toBe('req-log-1');
     for (const line of lines) {

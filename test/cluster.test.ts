@@ -9,6 +9,7 @@ import { resolveDatabase } from '../src/db/database-url.js';
 import { connectRedisStore } from '../src/http/rate-limit-redis.js';
 import { type ServiceProcess, startProcess } from './support/process.js';
 import { databaseUrl } from './support/file-database.js';
+import { valueOf } from './support/prometheus.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMIT = 5;
@@ -164,6 +165,37 @@ describe('WEB_CONCURRENCY=2: two workers on one port, one rate limit', () => {
       expect(statuses).toEqual([404, 404, 404, 429, 429, 429]);
       // The keyed limit is its own.
       expect((await getAlone(service.url, await newKey())).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('answers /metrics with the sum of both workers\' figures, whichever worker gets the scrape', { timeout: 90_000 }, async () => {
+    const token = 'cluster-metrics-token-0123456789';
+    const service = await startCluster({ METRICS_TOKEN: token });
+    /** A GET on a connection of its own: consecutive ones go to the two workers in turn. */
+    const getAlone = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${service.url}${path}`, { agent: false, headers }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      for (let i = 0; i < 6; i += 1) expect((await getAlone('/healthz')).status).toBe(200);
+      const scrapes = [await getAlone('/metrics', { Authorization: `Bearer ${token}` }), await getAlone('/metrics', { Authorization: `Bearer ${token}` })];
+      expect(scrapes.map((s) => s.status)).toEqual([200, 200]);
+      // Each worker served three: either scrape shows all six.
+      for (const { body } of scrapes) expect(valueOf(body, 'salesgraph_http_request_duration_seconds_count', { route: 'GET /healthz', status: '200' })).toBe(6);
+      // The second scrape sees the first, answered by the other worker.
+      expect(valueOf(scrapes[1]!.body, 'salesgraph_http_request_duration_seconds_count', { route: 'GET /metrics', status: '200' })).toBe(1);
+      expect((await getAlone('/metrics', { Authorization: 'Bearer wrong' })).status).toBe(404);
+      expect(await service.stop()).toBe(0);
+      const served = [...service.stdout().matchAll(/worker \d+ stopped after serving (\d+) requests/g)].map((w) => Number(w[1]));
+      expect(served.sort()).toEqual([4, 5]);
     } finally {
       await service.stop();
     }

@@ -1,8 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { Request, Response } from '@whatwg-node/fetch';
-import { GraphQLError, type GraphQLSchema, Kind } from 'graphql';
+import { GraphQLError, type GraphQLSchema, Kind, getOperationAST } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
+import type { Metrics } from '../http/metrics.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { headersOf, readBody } from '../http/responses.js';
 import { logError } from '../log.js';
@@ -81,7 +82,29 @@ const wantsGraphiQL = (request: Request) => request.method === 'GET' && (request
  * parses, validates or caches anything, so a caller without a key costs one hash
  * lookup and learns nothing about the schema; the body limit holds while streaming.
  */
-export function createGraphQL(schema: GraphQLSchema, gate: Admit) {
+/**
+ * Each operation counted by name and outcome (a batch's one by one), when metrics are
+ * kept. The name is the executed operation's, from the parsed document; an operation that
+ * never ran (unparsable, invalid) is counted under the `operationName` it was sent with.
+ * The hooks meet on Yoga's context, one object per operation.
+ */
+function countOperations(metrics: Metrics): Plugin {
+  const names = new WeakMap<object, string | undefined>();
+  return {
+    onParams({ params, context }) {
+      names.set(context, params.operationName ?? undefined);
+    },
+    onExecute({ args }) {
+      names.set(args.contextValue as object, getOperationAST(args.document, args.operationName)?.name?.value);
+    },
+    onExecutionResult({ result, context }) {
+      const failed = result !== undefined && 'errors' in result && (result.errors?.length ?? 0) > 0;
+      metrics.graphqlOperation(names.get(context), failed ? 'error' : 'ok');
+    },
+  };
+}
+
+export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metrics) {
   const documentCache = new BoundedCache<any>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
 
@@ -136,7 +159,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit) {
     // own limit would pipe every body through a second stream to count it again.
     maxRequestBodySize: false,
     parserAndValidationCache: { documentCache, errorCache },
-    plugins: [limits, logServerErrors],
+    plugins: [limits, logServerErrors, ...(metrics ? [countOperations(metrics)] : [])],
     context: ({ admitted }) => admitted,
     // Yoga's own log lines go out as ours (one JSON line, no stack trace); a client's
     // mistake (a GraphQLError, answered with its code) is not a server problem to log.

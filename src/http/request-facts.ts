@@ -5,7 +5,7 @@
  */
 export interface RequestFacts {
   readonly requestId: string;
-  /** The peer's IP address (the public routes' rate limit counts by it). */
+  /** The client's IP address: the peer's, or the one a trusted proxy forwarded (TRUST_PROXY); the public routes' rate limit counts by it. */
   readonly clientAddress?: string;
   /** The caller's workspace, once the key is accepted. */
   workspaceId?: string;

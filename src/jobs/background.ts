@@ -1,5 +1,6 @@
 import { type Config, loadConfig } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { Metrics } from '../http/metrics.js';
 import { listCountCompactionLoop } from '../db/list-counts.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
@@ -23,9 +24,9 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
  * Every loop a serving process runs beside its requests (each process of a cluster, each
  * instance on one database): the event purge, the fold of the list counters' slots, the checkout expiry and,
  * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
- * process's commits that queue deliveries.
+ * process's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
-export function startBackgroundWork(database: Database, config: BackgroundConfig): Pick<RunningLoops, 'stop'> {
+export function startBackgroundWork(database: Database, config: BackgroundConfig, metrics?: Metrics): Pick<RunningLoops, 'stop'> {
   // What the caller leaves out is the environment's default (config.ts holds each one once).
   const settings = { ...DEFAULTS, ...config };
   const worker = settings.WEBHOOKS_DELIVER
@@ -37,6 +38,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         pollMs: config.webhookPollMs,
         concurrency: config.webhookConcurrency,
         perEndpoint: config.webhookPerEndpoint,
+        counted: metrics?.webhookDelivery,
       })
     : undefined;
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),

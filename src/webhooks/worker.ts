@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS, systemContext } from '../graphql/context.js';
 import { writeWithEvents } from '../events/outbox.js';
 import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
+import type { DeliveryOutcome } from '../http/metrics.js';
 import { logError } from '../log.js';
 import { attemptAll } from './attempts.js';
 import { type AttemptResult, SOCKETS_PER_ORIGIN } from './send.js';
@@ -21,6 +22,8 @@ export interface DeliveryConfig {
   perEndpoint?: number;
   /** How often a process looks for due deliveries that no commit of its own announced. */
   pollMs?: number;
+  /** Told each recorded attempt's outcome (the metrics, when kept). */
+  counted?: (outcome: DeliveryOutcome, deliveries: number) => void;
 }
 
 /** A delivery claimed by this process, with what its attempt needs. */
@@ -177,10 +180,11 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       group.ids.push(delivery.id);
     }
     for (const { result, ids } of byAnswer.values()) {
-      await prisma.$executeRaw(sqltag`
+      const recorded = await prisma.$executeRaw(sqltag`
         UPDATE "WebhookDelivery" SET "status" = 'succeeded', "attempts" = "attempts" + 1, "lastAttemptAt" = ${at}, "nextAttemptAt" = NULL,
           "responseStatus" = ${result.status}, "responseBody" = ${result.body}, "error" = NULL, "leaseOwner" = NULL, "leaseUntil" = NULL
         WHERE "id" IN (${join(ids)}) AND "leaseOwner" = ${owner}`);
+      if (recorded > 0) config.counted?.('succeeded', recorded);
     }
     // A success ends the endpoint's run of failures (read with the round's endpoints: most have none to reset).
     if (succeeded.length > 0 && Number(endpoint.consecutiveFailures) > 0) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`;
@@ -195,7 +199,9 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       where: { id: delivery.id, leaseOwner: owner },
       data: { status: next ? 'pending' : 'failed', attempts, lastAttemptAt: at, nextAttemptAt: next, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null },
     });
-    if (count > 0) await countFailure(delivery);
+    if (count === 0) return;
+    config.counted?.(next ? 'retrying' : 'failed', 1);
+    await countFailure(delivery);
   }
 
   /** One more failed attempt for the endpoint (not a change of the record: `updated_at` stays); at the limit, it is disabled. */

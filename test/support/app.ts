@@ -33,7 +33,7 @@ export async function startApp(
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
   const running = await listen(database, config);
-  const background = options.background && startBackgroundWork(database, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, ...options.background });
+  const background = options.background && startBackgroundWork(database, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, ...options.background }, running.metrics);
   return {
     url: running.url,
     database,

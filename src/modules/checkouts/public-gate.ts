@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS, type Settings, createContext } from '../../graphql/co
 import { rateLimitCounter } from '../../auth/gate.js';
 import { type RateLimitStore, RateLimiter } from '../../http/rate-limit.js';
 import { readBody } from '../../http/responses.js';
+import type { RequestFacts } from '../../http/request-facts.js';
 import { verifySignature } from '../../webhooks/signing.js';
 
 const refused = (status: 401 | 404 | 429, message: string, headers: Record<string, string> = {}): Admission => ({ ok: false, status, message, headers });
@@ -16,17 +17,33 @@ const BAD_SIGNATURE = 'Invalid webhook signature.';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 const ID_SHAPE = /^[A-Za-z0-9]{1,64}$/;
 
+/** Counts one public request against the limit per client address: its rate-limit headers, and the 429 to answer when it is over. */
+export type PublicRateLimit = (facts: RequestFacts) => Promise<{ headers: Record<string, string>; refused?: Admission }>;
+
+/**
+ * PUBLIC_RATE_LIMIT_PER_MINUTE per client address, in the same store as the key limit
+ * (so a cluster or a Redis shares it), under `ip:` keys beside the API keys' counts
+ * (ULIDs). A request is counted once however often it is asked about: the server asks
+ * first, for every public request, 404s included (API.md section 5), before any route
+ * or lookup; the gate asks again for the answer's headers.
+ */
+export function createPublicRateLimit(limitPerMinute: number, store?: RateLimitStore): PublicRateLimit {
+  const count = rateLimitCounter(store ?? new RateLimiter(limitPerMinute), limitPerMinute, 'public rate limit');
+  const counted = new WeakMap<RequestFacts, ReturnType<PublicRateLimit>>();
+  return (facts) => {
+    let hit = counted.get(facts);
+    if (!hit) counted.set(facts, (hit = count(`ip:${facts.clientAddress ?? 'unknown'}`, facts.requestId)));
+    return hit;
+  };
+}
+
 /**
  * The door of the routes that take no key: the checkout's public API (API.md section 7)
  * and the providers' webhooks. The credential is in the path, each checked by one
  * lookup: an active link's public token, a checkout's token, or a provider account whose
- * webhook secret signs the body. Every request is first counted against
- * PUBLIC_RATE_LIMIT_PER_MINUTE per client address, in the same store as the key limit
- * (so a cluster or a Redis shares it), before any lookup.
+ * webhook secret signs the body. A request over the public limit is refused before any lookup.
  */
-export function createPublicGate(database: Database, limitPerMinute: number, store?: RateLimitStore, settings: Settings = DEFAULT_SETTINGS): Admit {
-  // Counted under `ip:` keys, beside the API keys' counts (ULIDs) in the same store.
-  const count = rateLimitCounter(store ?? new RateLimiter(limitPerMinute), limitPerMinute, 'public rate limit');
+export function createPublicGate(database: Database, limit: PublicRateLimit, settings: Settings = DEFAULT_SETTINGS): Admit {
   const prisma = database.prisma;
 
   const admitted = (workspace: { id: string; defaultCurrency: string }, actor: Actor, request: Request, requestId: string, headers: Record<string, string>): Admission => ({
@@ -37,7 +54,7 @@ export function createPublicGate(database: Database, limitPerMinute: number, sto
 
   return async function admit(request, facts, params) {
     const { requestId } = facts;
-    const { headers, refused: limited } = await count(`ip:${facts.clientAddress ?? 'unknown'}`, requestId);
+    const { headers, refused: limited } = await limit(facts);
     if (limited) return limited;
     const workspace = { select: { id: true, defaultCurrency: true } } as const;
 

@@ -1,0 +1,147 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { primaryScrape } from './metrics-primary.js';
+import type { RequestFacts } from './request-facts.js';
+import { errorBody, json } from './responses.js';
+
+/** How a webhook delivery's attempt ended: delivered, failed with a retry scheduled, or failed for good. */
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
+
+export interface MetricsOptions {
+  /** Read at each scrape, one cheap query each: deliveries pending, and those of them already due (the backlog). */
+  pendingDeliveries(): Promise<number>;
+  dueDeliveries(): Promise<number>;
+  /** Open connections of this process's server, read at each scrape. */
+  openConnections?(): Promise<number>;
+  /** A cluster worker: a scrape answers the sum of all workers, added up by the primary. */
+  clusterWorker?: boolean;
+}
+
+/** GraphQL operation names kept as labels; longer names, and names beyond this many distinct ones, count as `other`. */
+const OPERATION_NAMES = { maxLength: 100, maxDistinct: 100 };
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * The process's metrics (GET /metrics, API.md section 5), in a registry of their own,
+ * built when the composition asks (only with METRICS_TOKEN set): nothing is measured
+ * otherwise. Labels are bounded: route templates (never a raw path), statuses, a bounded
+ * set of GraphQL operation names.
+ */
+export function createMetrics(options: MetricsOptions) {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+  const requests = new Histogram({
+    name: 'salesgraph_http_request_duration_seconds',
+    help: 'HTTP requests by route template and status, and the time to answer them.',
+    labelNames: ['route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const operations = new Counter({
+    name: 'salesgraph_graphql_operations_total',
+    help: 'GraphQL operations at /graphql by operation name (anonymous; other beyond the bounded set) and outcome (ok or error).',
+    labelNames: ['operation', 'outcome'] as const,
+    registers,
+  });
+  const refusals = new Counter({
+    name: 'salesgraph_rate_limit_refusals_total',
+    help: 'Requests refused with 429 by a rate limit: keyed (per API key) or public (per client address).',
+    labelNames: ['limit'] as const,
+    registers,
+  });
+  const deliveries = new Counter({
+    name: 'salesgraph_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled) or failed (for good).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  // The database's figures are the same seen from every worker: a cluster shows one, not their sum.
+  new Gauge({
+    name: 'salesgraph_webhook_deliveries_pending',
+    help: 'Webhook deliveries waiting for an attempt (pending), read at scrape time.',
+    aggregator: 'max',
+    registers,
+    async collect() {
+      this.set(await options.pendingDeliveries());
+    },
+  });
+  new Gauge({
+    name: 'salesgraph_webhook_deliveries_due',
+    help: 'Pending webhook deliveries already due: the outbox backlog the workers have not caught up with, read at scrape time.',
+    aggregator: 'max',
+    registers,
+    async collect() {
+      this.set(await options.dueDeliveries());
+    },
+  });
+  new Gauge({
+    name: 'salesgraph_open_connections',
+    help: 'Open HTTP connections.',
+    registers,
+    async collect() {
+      if (options.openConnections) this.set(await options.openConnections());
+    },
+  });
+
+  let fromPrimary: ReturnType<typeof primaryScrape> | undefined;
+  if (options.clusterWorker) {
+    // prom-client answers the primary's AggregatorRegistry from the registries named here;
+    // constructing one in a worker is what starts that listener.
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+    fromPrimary = primaryScrape();
+  }
+
+  const operationNames = new Set<string>();
+  /** The label of an operation's name: bounded in length and in number. */
+  function operationLabel(name: string | null | undefined): string {
+    if (!name) return 'anonymous';
+    if (name.length > OPERATION_NAMES.maxLength || !GRAPHQL_NAME.test(name)) return 'other';
+    if (operationNames.has(name)) return name;
+    if (operationNames.size >= OPERATION_NAMES.maxDistinct) return 'other';
+    operationNames.add(name);
+    return name;
+  }
+
+  return {
+    /** One answered request, and the rate limit that refused it, if one did. */
+    request(route: string, status: number, seconds: number, refusedBy?: 'keyed' | 'public'): void {
+      requests.observe({ route, status: String(status) }, seconds);
+      if (refusedBy) refusals.inc({ limit: refusedBy });
+    },
+    graphqlOperation(name: string | null | undefined, outcome: 'ok' | 'error'): void {
+      operations.inc({ operation: operationLabel(name), outcome });
+    },
+    webhookDelivery(outcome: DeliveryOutcome, count = 1): void {
+      deliveries.inc({ outcome }, count);
+    },
+    /** The text a scrape answers: this process's figures, or in a cluster the sum of every worker's. */
+    async scrape(): Promise<{ text: string; contentType: string }> {
+      if (fromPrimary) return fromPrimary();
+      return { text: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * GET /metrics: the scrape, only with `Authorization: Bearer <METRICS_TOKEN>`. Without
+ * metrics, without the header or with another token, the API's plain 404, as for a path
+ * that does not exist. The token is compared as SHA-256 digests: equal lengths, in
+ * constant time, whatever its length.
+ */
+export function createMetricsPage(metrics: Metrics | undefined, token: string | undefined) {
+  const expected = token ? digest(token) : undefined;
+  return async (request: Request, facts: RequestFacts): Promise<Response> => {
+    const given = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    if (!metrics || !expected || given === undefined || !timingSafeEqual(expected, digest(given))) return json(404, errorBody('Not found.'));
+    facts.route = `${request.method} /metrics`;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
+    const { text, contentType } = await metrics.scrape();
+    return new Response(text, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } });
+  };
+}

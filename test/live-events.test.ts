@@ -244,7 +244,7 @@ describe('streams and the process', () => {
   });
 
   it('a reader that never reads is dropped once STREAM_BUFFER_EVENTS events wait for it', async () => {
-    const small = await startApp({ server: { STREAM_BUFFER_EVENTS: 5 } });
+    const small = await startApp({ server: { STREAM_BUFFER_EVENTS: 20 } });
     try {
       const api = await newClient(small);
       const res = await fetch(`${small.url}/api/v1/events/stream`, { headers: { 'X-Api-Key': api.key } });
@@ -253,7 +253,11 @@ describe('streams and the process', () => {
       const count = () => text.split('\nevent: contact.created\n').length - 1;
       // Read while it keeps up: 3 events arrive.
       for (let i = 0; i < 3; i++) await contact(api, `Kept${i}`);
-      while (count() < 3) text += new TextDecoder().decode((await reader.read()).value);
+      while (count() < 3) {
+        const chunk = await reader.read();
+        expect(chunk.done).toBe(false);
+        text += new TextDecoder().decode(chunk.value);
+      }
       // Then about 10 MB of events, far more than the connection's buffers hold, while nobody reads.
       const notes = 'n'.repeat(10_000);
       for (let n = 0; n < 10; n++) {
@@ -271,6 +275,7 @@ describe('streams and the process', () => {
         text += new TextDecoder().decode(chunk.value);
       }
       expect([ended, count() >= 3, count() < 1003]).toEqual([true, true, true]);
+      await reader.cancel();
     } finally {
       await small.close();
     }

@@ -130,11 +130,20 @@ export class LiveEvents implements EventFeed {
     let client: pg.Client | undefined;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
+    // Reconnects after 1 s, then waits twice as long each time up to 30 s; an outage is logged once.
+    let delay = 0;
+    const reconnect = (error: unknown) => {
+      if (stopped) return;
+      if (delay === 0) logError('none', error, 'live events (LISTEN)');
+      delay = Math.min(30_000, Math.max(1_000, delay * 2));
+      clearTimeout(retry);
+      retry = setTimeout(() => void connect(), delay);
+    };
     const connect = async () => {
       const next = new pg.Client({ connectionString: url });
       next.on('error', (error) => {
-        logError('none', error, 'live events (LISTEN)');
-        if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+        client = undefined;
+        reconnect(error);
       });
       next.on('notification', (message) => {
         const [workspaceId, ...ids] = (message.payload ?? '').split(' ');
@@ -144,11 +153,12 @@ export class LiveEvents implements EventFeed {
       try {
         await next.connect();
         await next.query(`LISTEN ${EVENTS_CHANNEL}`);
+        if (stopped) return void (await next.end().catch(() => {}));
         client = next;
+        delay = 0;
       } catch (error) {
-        logError('none', error, 'live events (LISTEN)');
         await next.end().catch(() => {});
-        if (!stopped) retry = setTimeout(() => void connect(), 1_000);
+        reconnect(error);
       }
     };
     const ready = connect();

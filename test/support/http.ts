@@ -17,7 +17,8 @@ export async function send(url: string, method: string, options: { body?: unknow
   }
   // Bytes, not a string: fetch would add `Content-Type: text/plain` to a string body that has none.
   const response = await fetch(url, { method, headers, body: body === undefined ? undefined : Buffer.from(body, 'utf8') });
-  const text = await response.text();
+  // An event stream never ends by itself: its first chunk (the opening comment) is its answer here.
+  const text = response.headers.get('content-type')?.startsWith('text/event-stream') ? await firstChunk(response) : await response.text();
   let parsed: unknown = text;
   try {
     parsed = text === '' ? null : JSON.parse(text);
@@ -25,4 +26,11 @@ export async function send(url: string, method: string, options: { body?: unknow
     // not JSON: the caller sees the text
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+async function firstChunk(response: Response): Promise<string> {
+  const reader = response.body!.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
 }

@@ -81,6 +81,16 @@ try {
     ['transactions: `search` by reference, one match', `/payment-transactions?search=ref-${middle}x`],
     ['transactions: `search` by link name', '/payment-transactions?search=link%207'],
     ...(await cursorCases(sql, middle, ROWS)),
+    // Search (API.md section 10) over the contacts' and deals' entries.
+    ['search: an e-mail, one match', `/search?q=contact${middle}@example.com`],
+    ['search: two words, a name (few matches)', `/search?q=first%20${middle}`],
+    ['search: a prefix, deals only (11 matches)', `/search?q=deal%20${Math.floor(middle / 10)}&types=deals`],
+    ['search: one common word (every contact matches)', '/search?q=last'],
+    // Reports (API.md section 10) over every deal and transaction.
+    ['reports: pipeline by stage', '/reports/pipeline'],
+    ['reports: pipeline by owner', '/reports/pipeline?group_by=user'],
+    ['reports: payments by month', '/reports/payments'],
+    ['reports: payments by status', '/reports/payments?group_by=status'],
   ];
 
   const rows: string[] = [];
@@ -116,6 +126,12 @@ try {
 }
 
 type Case = [label: string, path: string, body?: object];
+
+/** A workspace's own word in the search index (src/search/documents.ts's `workspaceWord`). */
+function searchWord(workspaceId: string): string {
+  return `w${workspaceId.toLowerCase()}`;
+}
+
 
 /** The loader's connection: `query` with PostgreSQL's `$1` placeholders on both. */
 interface Sql {
@@ -258,6 +274,16 @@ async function load(client: Sql, workspaceId: string, rows: number): Promise<voi
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt")
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', now() FROM generate_series(1, ${rows}) i`,
+    // The search index as the write path would have written it (src/search/documents.ts): words, fields, the REST object.
+    `INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
+       SELECT ${id('01CO')}, '${ws}', 'contacts', 'First ' || i || ' Last ' || i, 'contact' || i || '@example.com',
+              '${searchWord(ws)} first ' || i || ' last contact' || i || ' example com',
+              E'\\nfirst ' || i || ' last ' || i || E'\\nfirst ' || i || E'\\nlast ' || i || E'\\ncontact' || i || ' example com' || E'\\ncontact' || i || E'\\nexample com\\n',
+              '{"id":"' || ${id('01CO')} || '"}', ${at}
+       FROM generate_series(1, ${rows}) i`,
+    `INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
+       SELECT ${id('01DE')}, '${ws}', 'deals', 'Deal ' || i, 'Stage ' || (1 + i % 5), '${searchWord(ws)} deal ' || i, E'\\ndeal ' || i || E'\\n', '{"id":"' || ${id('01DE')} || '"}', ${at}
+       FROM generate_series(1, ${rows}) i`,
   ];
   for (const statement of statements) {
     const begin = performance.now();
@@ -295,6 +321,13 @@ async function loadSqlite(client: Sql, workspaceId: string, rows: number): Promi
               'ref-' || i || 'x', 'ref-' || i || 'x', ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${at}, ${at} FROM s`,
     `${series(rows)} INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt","createdAt")
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', ${now}, ${now} FROM s`,
+    `${series(rows)} INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
+       SELECT ${id('01CO')}, '${ws}', 'contacts', 'First ' || i || ' Last ' || i, 'contact' || i || '@example.com',
+              '${searchWord(ws)} first ' || i || ' last contact' || i || ' example com',
+              char(10) || 'first ' || i || ' last ' || i || char(10) || 'first ' || i || char(10) || 'last ' || i || char(10) || 'contact' || i || ' example com' || char(10) || 'contact' || i || char(10) || 'example com' || char(10),
+              '{"id":"' || ${id('01CO')} || '"}', ${at} FROM s`,
+    `${series(rows)} INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
+       SELECT ${id('01DE')}, '${ws}', 'deals', 'Deal ' || i, 'Stage ' || (1 + i % 5), '${searchWord(ws)} deal ' || i, char(10) || 'deal ' || i || char(10), '{"id":"' || ${id('01DE')} || '"}', ${at} FROM s`,
   ];
   for (const statement of statements) {
     const begin = performance.now();

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputRules } from '../src/graphql/inputs.js';
 import { schema } from '../src/schema.js';
-import { restRoutes } from '../src/modules/index.js';
+import { publicRoutes, restRoutes } from '../src/modules/index.js';
 import { buildOpenApiDocument } from '../src/openapi/document.js';
 import type { RestRoute } from '../src/rest/route.js';
 import { type Client, type Reply, type TestApp, newClient, send, startApp } from './support/app.js';
@@ -307,8 +307,9 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('has every route of the table, and only those, with its error answers', () => {
-    const operations = Object.values<Json>(doc.paths).flatMap((item) => Object.keys(item));
-    expect(operations.length).toBe(restRoutes.length);
+    const operations = Object.values<Json>(doc.paths).flatMap((item) => Object.keys(item).filter((k) => k !== 'servers'));
+    // The keyed routes, the public ones, and the five payment pages.
+    expect(operations.length).toBe(restRoutes.length + publicRoutes.length + 5);
     for (const route of restRoutes) {
       const op = operationOf(route);
       expect(op, keyOf(route)).toBeDefined();
@@ -320,6 +321,28 @@ describe('GET /api/v1/openapi.json', () => {
       const idempotency = (op.parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey');
       expect(idempotency, `${keyOf(route)}: Idempotency-Key on POST`).toBe(route.method === 'POST');
       if (route.method === 'DELETE') expect(response(op, 204)?.content, keyOf(route)).toBeUndefined();
+    }
+  });
+
+  it('documents the public routes (no key; a provider webhook signed), the payment pages, and e-mails as e-mails', () => {
+    for (const route of publicRoutes) {
+      const op = operationOf(route);
+      const webhook = route.path.startsWith('/provider-webhooks/');
+      expect([keyOf(route), op.security, Object.keys(op.responses).includes('401'), Object.keys(op.responses).includes('403')]).toEqual([
+        keyOf(route),
+        webhook ? [{ WebhookSignature: [] }] : [],
+        webhook,
+        false,
+      ]);
+    }
+    expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'webhook-signature' });
+    for (const [path, methods] of [['/pay/{publicToken}', ['get', 'post']], ['/pay/checkouts/{checkoutId}', ['get']], ['/pay/checkouts/{checkoutId}/test-provider', ['get', 'post']]] as const) {
+      expect([path, doc.paths[path].servers]).toEqual([path, [{ url: '/', description: 'The service itself.' }]]);
+      for (const method of methods) expect([path, method, doc.paths[path][method].security, Object.keys(doc.paths[path][method].responses).includes('404')]).toEqual([path, method, [], true]);
+    }
+    expect(doc.paths['/pay/{publicToken}'].get.responses['200'].content['text/html']).toBeDefined();
+    for (const name of ['CreateContactInput', 'UpdateContactInput', 'Contact', 'CreateUserInput', 'User']) {
+      expect([name, doc.components.schemas[name].properties.email.format]).toEqual([name, 'email']);
     }
   });
 

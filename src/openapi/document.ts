@@ -20,6 +20,8 @@ export type OpenApiDocument = JsonSchema & {
 export interface OpenApiSources {
   schema: GraphQLSchema;
   routes: RestRoute[];
+  /** The routes that take no key (API.md section 7): the payer's (`/public/...`) and the providers' signed webhooks. */
+  publicRoutes?: RestRoute[];
   /** Each input type's zod rules (src/graphql/inputs.ts). */
   inputRules: Map<string, z.ZodObject>;
   version: string;
@@ -57,9 +59,10 @@ type ErrorName = keyof typeof ERRORS;
  * against the schema (response fields), the input types' zod rules (request bodies)
  * and the filter input types (query parameters). Deterministic: built once at start.
  */
-export function buildOpenApiDocument({ schema, routes, inputRules, version, basePath = '/api/v1' }: OpenApiSources): OpenApiDocument {
+export function buildOpenApiDocument({ schema, routes, publicRoutes = [], inputRules, version, basePath = '/api/v1' }: OpenApiSources): OpenApiDocument {
   const requests = inputSchemas(schema, inputRules);
-  const built = routes.map((route) => describeRoute(schema, route));
+  const keyless = new Set(publicRoutes);
+  const built = [...routes, ...publicRoutes].map((route) => describeRoute(schema, route));
   const names = nameShapes(built.flatMap((b) => (b.body ? [b.body] : [])));
   const components: Record<string, JsonSchema> = {};
   for (const part of [requests, names.schemas, errorSchemas()]) {
@@ -74,8 +77,11 @@ export function buildOpenApiDocument({ schema, routes, inputRules, version, base
   for (const b of built) {
     if (operationIds.has(b.operationId)) throw new Error(`Two REST routes make the operationId ${b.operationId}.`);
     operationIds.add(b.operationId);
-    (paths[b.route.path] ??= {})[b.route.method.toLowerCase()] = operation(schema, b, names.schemaOf, requests);
+    const described = operation(schema, b, names.schemaOf, requests, keyless.has(b.route) ? publicAccess(b.route) : undefined);
+    (paths[b.route.path] ??= {})[b.route.method.toLowerCase()] = described;
   }
+  // The payment pages are HTML for a payer's browser, served beside the API (not under its base path).
+  for (const [path, item] of Object.entries(PAGES)) paths[path] = { servers: [{ url: '/', description: 'The service itself.' }] as unknown as JsonSchema, ...item };
 
   const document: OpenApiDocument = {
     openapi: '3.1.1',
@@ -89,20 +95,124 @@ export function buildOpenApiDocument({ schema, routes, inputRules, version, base
     },
     servers: [{ url: basePath, description: 'This server.' }],
     security: [{ ApiKey: [] }],
-    tags: [...new Set(routes.map((r) => tagOf(r.path)))].map((name) => ({ name, description: `Routes under \`/${name}\`.` })),
+    tags: [...[...new Set([...routes, ...publicRoutes].map((r) => tagOf(r.path)))].map((name) => ({ name, description: `Routes under \`/${name}\`.` })), { name: 'pay', description: 'The payment pages (HTML, for a payer\'s browser).' }],
     paths,
     components: {
       schemas: components,
       responses: errorResponses(),
       parameters: sharedParameters(),
       headers: sharedHeaders(),
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A workspace\'s key: `sg_` and 32 or more characters.' } },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A workspace\'s key: `sg_` and 32 or more characters.' },
+        WebhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'webhook-signature',
+          description:
+            'Standard Webhooks: `webhook-id`, `webhook-timestamp` (within 5 minutes) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the account\'s `whsec_` secret).',
+        },
+      },
     },
   };
   addEnums(schema, document);
   prune(document);
+  markEmails(document.components.schemas);
   return document;
 }
+
+/** A public route's access: none for the payer's routes (the token in the path is the credential), the signature for a provider's webhook. */
+function publicAccess(route: RestRoute): { security: JsonSchema[]; errors: ErrorName[] } {
+  return route.path.startsWith('/provider-webhooks/')
+    ? { security: [{ WebhookSignature: [] }], errors: ['Unauthenticated'] }
+    : { security: [], errors: [] };
+}
+
+/** Every `email` property (requests and answers) is an e-mail address. */
+function markEmails(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(markEmails);
+  if (!value || typeof value !== 'object') return;
+  const object = value as Record<string, JsonSchema>;
+  const properties = object.properties as Record<string, JsonSchema> | undefined;
+  const email = properties?.email;
+  if (email && (email.type === 'string' || (Array.isArray(email.type) && email.type.includes('string')))) email.format = 'email';
+  for (const v of Object.values(object)) markEmails(v);
+}
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const pageParameter = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+const TOKEN = pageParameter('publicToken', "The payment link's public token.");
+const CHECKOUT_ID = pageParameter('checkoutId', 'The checkout id the payment page made.');
+const FORM = { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } } } };
+const SEE_OTHER = { description: 'See Other: the next page (`Location`).', headers: { Location: { schema: { type: 'string' } } } };
+
+/** The payment pages (API.md section 7, src/modules/checkouts/pages.ts): no key, their own rate limit. */
+const PAGES: Record<string, JsonSchema> = {
+  '/pay/{publicToken}': {
+    get: {
+      operationId: 'payPage',
+      summary: 'Payment page',
+      tags: ['pay'],
+      security: [],
+      parameters: [TOKEN, { name: 'coupon', in: 'query', required: false, description: 'A coupon code to apply.', schema: { type: 'string' } }],
+      responses: { 200: html('The payment page: products, amounts and the installment options.'), 404: html('No active link with this token.'), 429: html('Too many requests from this address.') },
+    },
+    post: {
+      operationId: 'payPageSubmit',
+      summary: 'Payment page form',
+      tags: ['pay'],
+      security: [],
+      parameters: [TOKEN],
+      requestBody: FORM,
+      responses: {
+        303: SEE_OTHER,
+        200: html('The page again with a coupon applied.'),
+        404: html('No active link with this token.'),
+        422: html("The page again with the form's errors."),
+        429: html('Too many requests from this address.'),
+      },
+    },
+  },
+  '/pay/checkouts/{checkoutId}': {
+    get: {
+      operationId: 'payReceipt',
+      summary: 'Checkout receipt',
+      tags: ['pay'],
+      security: [],
+      parameters: [CHECKOUT_ID],
+      responses: { 200: html('The checkout: its status, amounts and installments.'), 404: html('No such checkout.'), 429: html('Too many requests from this address.') },
+    },
+  },
+  '/pay/checkouts/{checkoutId}/test-provider': {
+    get: {
+      operationId: 'payTestProvider',
+      summary: 'Test provider page',
+      tags: ['pay'],
+      security: [],
+      parameters: [CHECKOUT_ID],
+      responses: {
+        200: html("The built-in test provider's page (accounts with provider `test`)."),
+        303: SEE_OTHER,
+        404: html('No such checkout, or not the test provider.'),
+        429: html('Too many requests from this address.'),
+      },
+    },
+    post: {
+      operationId: 'payTestProviderSubmit',
+      summary: 'Test provider outcome',
+      tags: ['pay'],
+      security: [],
+      parameters: [CHECKOUT_ID],
+      requestBody: FORM,
+      // Only a redirect succeeds: to the receipt, once the decision is recorded.
+      responses: {
+        303: SEE_OTHER,
+        404: html('No such checkout, or not the test provider.'),
+        422: html('The page again: neither Approve nor Decline was chosen.'),
+        429: html('Too many requests from this address.'),
+      },
+    },
+  },
+};
 
 const tagOf = (path: string) => path.split('/').filter(Boolean)[0]!;
 
@@ -276,7 +386,13 @@ function nameShapes(bodies: Node[]) {
   return { schemas, schemaOf };
 }
 
-function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) => JsonSchema, requests: Record<string, JsonSchema>): JsonSchema {
+function operation(
+  schema: GraphQLSchema,
+  b: BuiltRoute,
+  schemaOf: (node: Node) => JsonSchema,
+  requests: Record<string, JsonSchema>,
+  access?: { security: JsonSchema[]; errors: ErrorName[] },
+): JsonSchema {
   const { route, compiled } = b;
   const variables = new Map((compiled.operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, d]));
   // `$input` is the body; `$inputs` a batch's `inputs` list (src/rest/adapter.ts).
@@ -328,8 +444,8 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
   const checksBody = hasBody || route.method !== 'GET';
   const errors: ErrorName[] = [
     ...(checksBody ? (['MalformedJson'] as const) : []),
-    'Unauthenticated',
-    'Forbidden',
+    // A keyed route: no key (401) and a key without the scope (403); a public one: what its access refuses.
+    ...(access ? access.errors : (['Unauthenticated', 'Forbidden'] as const)),
     ...(hasParams ? (['NotFound'] as const) : []),
     ...(route.method === 'POST' ? (['IdempotencyConflict'] as const) : []),
     ...(checksBody ? (['PayloadTooLarge', 'UnsupportedMediaType'] as const) : []),
@@ -362,6 +478,7 @@ function operation(schema: GraphQLSchema, b: BuiltRoute, schemaOf: (node: Node) 
     tags: [tagOf(route.path)],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
+    ...(access ? { security: access.security } : {}),
     responses,
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { inputRules } from '../graphql/inputs.js';
 import { schema } from '../schema.js';
-import { restRoutes } from '../modules/index.js';
+import { publicRoutes, restRoutes } from '../modules/index.js';
 import { type OpenApiDocument, buildOpenApiDocument } from './document.js';
 
 export { type OpenApiDocument, buildOpenApiDocument };
@@ -11,4 +11,4 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 let built: OpenApiDocument | undefined;
 
 /** This service's document, from the real schema, route table and rules; built once (it is deterministic). */
-export const openApiDocument = (): OpenApiDocument => (built ??= buildOpenApiDocument({ schema, routes: restRoutes, inputRules, version }));
+export const openApiDocument = (): OpenApiDocument => (built ??= buildOpenApiDocument({ schema, routes: restRoutes, publicRoutes, inputRules, version }));

@@ -61,6 +61,8 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
         clusterWorker: cluster.isWorker,
       })
     : undefined;
+  // The statements' timings, when the database was opened to report them (main.ts does when metrics are on).
+  if (metrics) database.timeStatements((ms) => metrics.statement(ms));
   const server = createServer(
     {
       headersTimeout: (config.HEADERS_TIMEOUT_SECONDS ?? 10) * 1000,

@@ -95,9 +95,10 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     bufferEvents: settings.streamBufferEvents,
   });
   shutdown.stopping.addEventListener('abort', () => void live.close());
+  metrics?.countStreams(() => live.open);
   const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings, live);
   const idempotency = createIdempotency(database, shutdown.stopping);
-  const rest = createRestAdapter(schema, restRoutes, gate, idempotency);
+  const rest = createRestAdapter(schema, restRoutes, gate, idempotency, { metrics });
   const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
   const publicGate = createPublicGate(database, publicLimit, settings);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);

@@ -71,7 +71,8 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(reply.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const names = families(reply.text).map((f) => f.name);
     for (const name of ['salesgraph_http_request_duration_seconds', OPERATIONS, 'salesgraph_rate_limit_refusals_total', 'salesgraph_webhook_deliveries_total',
-      'salesgraph_webhook_deliveries_pending', 'salesgraph_webhook_deliveries_due', 'salesgraph_open_connections', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
+      'salesgraph_webhook_deliveries_pending', 'salesgraph_webhook_deliveries_due', 'salesgraph_open_connections', 'salesgraph_event_streams_open', 'salesgraph_webhook_delivery_lag_seconds',
+      'salesgraph_db_statement_duration_seconds', 'salesgraph_export_rows_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
       expect(names).toContain(name);
     }
     const post = await send(`${app.url}/metrics`, 'POST', { headers: { Authorization: `Bearer ${TOKEN}` } });
@@ -153,6 +154,26 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     const text = (await scrape(app)).text;
     expect([valueOf(text, 'salesgraph_webhook_deliveries_pending'), valueOf(text, 'salesgraph_webhook_deliveries_due')]).toEqual([0, 0]);
     expect(valueOf(text, 'salesgraph_open_connections')).toBeGreaterThanOrEqual(1);
+    // Each of the three attempts' lag, from when it was due.
+    expect(valueOf(text, 'salesgraph_webhook_delivery_lag_seconds_count')).toBe(3);
+  });
+
+  it('times the database statements, counts the open event streams and the rows the CSV exports write', async () => {
+    const before = (await scrape(app)).text;
+    const STATEMENTS = 'salesgraph_db_statement_duration_seconds_count';
+    const total = (await api.get('/contacts?per_page=1')).body.total as number;
+    const csv = await send(`${app.url}/api/v1/contacts/export`, 'GET', { headers: { 'X-Api-Key': api.key } });
+    expect(csv.text.trim().split('\n').length).toBe(total + 1);
+    const stream = await fetch(`${app.url}/api/v1/events/stream`, { headers: { 'X-Api-Key': api.key } });
+    const reader = stream.body!.getReader();
+    await reader.read();
+    const during = (await scrape(app)).text;
+    expect(valueOf(during, STATEMENTS) - valueOf(before, STATEMENTS)).toBeGreaterThanOrEqual(2);
+    expect(valueOf(during, 'salesgraph_db_statement_duration_seconds_sum')).toBeGreaterThan(0);
+    expect(valueOf(during, 'salesgraph_export_rows_total', { list: 'contacts' }) - valueOf(before, 'salesgraph_export_rows_total', { list: 'contacts' })).toBe(total);
+    expect(valueOf(during, 'salesgraph_event_streams_open')).toBe(1);
+    await reader.cancel();
+    await expect.poll(async () => valueOf((await scrape(app)).text, 'salesgraph_event_streams_open'), { interval: 20 }).toBe(0);
   });
 
   it('shows the pending and the due deliveries when nothing delivers them', async () => {

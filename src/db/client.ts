@@ -37,6 +37,8 @@ export interface Database {
   target: DatabaseTarget;
   /** Called with every SQL statement the client sends and its parameters (JSON), when opened with `statements`. */
   onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
+  /** Told each statement's duration in milliseconds (the metrics), when opened with `statements`; false otherwise. */
+  timeStatements(timer: (milliseconds: number) => void): boolean;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export interface Database {
  */
 export async function openDatabase(target: DatabaseTarget, options: { statements?: boolean } = {}): Promise<Database> {
   let listener: ((sql: string, params: string) => void) | undefined;
+  let timer: ((milliseconds: number) => void) | undefined;
   // `minimal`: Prisma would otherwise capture a stack trace at every call (~5% of a GET's
   // CPU) to point its error messages at the caller; those messages never leave the
   // process, and the log names errors by name and code only.
@@ -75,7 +78,10 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   }
   if (options.statements) {
-    (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
+    (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string; duration: number }) => void): void }).$on('query', (e) => {
+      listener?.(e.query, e.params);
+      timer?.(e.duration);
+    });
   }
   return {
     prisma,
@@ -83,6 +89,11 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
       return (background ??= makeBackground());
     },
     target,
+    timeStatements(next) {
+      if (!options.statements) return false;
+      timer = next;
+      return true;
+    },
     onStatement(next) {
       if (next && !options.statements) throw new Error('open the database with { statements: true } to observe its statements');
       listener = next;

@@ -86,6 +86,35 @@ export function createMetrics(options: MetricsOptions) {
     },
   });
 
+  // The live tail's count, handed over by the app that keeps it (countStreams).
+  let openStreams: (() => number) | undefined;
+  new Gauge({
+    name: 'salesgraph_event_streams_open',
+    help: 'Open event streams: GET /api/v1/events/stream and GraphQL subscriptions.',
+    registers,
+    collect() {
+      if (openStreams) this.set(openStreams());
+    },
+  });
+  const deliveryLag = new Histogram({
+    name: 'salesgraph_webhook_delivery_lag_seconds',
+    help: "Webhook delivery attempts: the time from when each was due (its event's commit, or its retry's time) to the attempt.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers,
+  });
+  const statements = new Histogram({
+    name: 'salesgraph_db_statement_duration_seconds',
+    help: "SQL statements the service sent and the database's time for each (Prisma's own measure).",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers,
+  });
+  const exportedRows = new Counter({
+    name: 'salesgraph_export_rows_total',
+    help: 'Rows written by the CSV exports, by list.',
+    labelNames: ['list'] as const,
+    registers,
+  });
+
   let fromPrimary: ReturnType<typeof primaryScrape> | undefined;
   if (options.clusterWorker) {
     // prom-client answers the primary's AggregatorRegistry from the registries named here;
@@ -117,6 +146,18 @@ export function createMetrics(options: MetricsOptions) {
     },
     webhookDelivery(outcome: DeliveryOutcome, count = 1): void {
       deliveries.inc({ outcome }, count);
+    },
+    webhookDeliveryLag(seconds: number): void {
+      deliveryLag.observe(Math.max(0, seconds));
+    },
+    statement(milliseconds: number): void {
+      statements.observe(milliseconds / 1000);
+    },
+    exportRows(list: string, rows: number): void {
+      exportedRows.inc({ list }, rows);
+    },
+    countStreams(count: () => number): void {
+      openStreams = count;
     },
     /** The text a scrape answers: this process's figures, or in a cluster the sum of every worker's. */
     async scrape(): Promise<{ text: string; contentType: string }> {

@@ -39,6 +39,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         concurrency: config.webhookConcurrency,
         perEndpoint: config.webhookPerEndpoint,
         counted: metrics?.webhookDelivery,
+        lagged: metrics?.webhookDeliveryLag,
       })
     : undefined;
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),

@@ -2,6 +2,7 @@ import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
+import type { Metrics } from '../http/metrics.js';
 import { type FieldErrors, Messages, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
@@ -60,7 +61,14 @@ const bucketOf = (segments: string[]) => `${segments.length} ${segments[0]}`;
  * The REST face: each route runs its GraphQL operation in-process with the same
  * context as /graphql, and maps error codes to statuses. No business logic here.
  */
-export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gate: Admit, idempotent: Idempotency, prefix = '/api/v1') {
+export function createRestAdapter(
+  schema: GraphQLSchema,
+  table: RestRoute[],
+  gate: Admit,
+  idempotent: Idempotency,
+  options: { prefix?: string; metrics?: Pick<Metrics, 'exportRows'> } = {},
+) {
+  const { prefix = '/api/v1', metrics } = options;
   const routes: RouteTable = new Map();
   for (const r of table) {
     const compiled = compileDocument(schema, r.document, `${r.method} ${r.path}`);
@@ -165,10 +173,13 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
     if (first.status !== 200) return respond(first, headers);
     const writer = csvWriter(route.columns!, (await route.csv!.propertyKeys?.(context)) ?? []);
     const encoder = new TextEncoder();
+    const list = route.path.split('/')[1]!;
     let next = (first.body as ListResult).next_cursor;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(encoder.encode(writer.header() + writer.rows((first.body as ListResult).data as never)));
+        const { data } = first.body as ListResult;
+        controller.enqueue(encoder.encode(writer.header() + writer.rows(data as never)));
+        metrics?.exportRows(list, data.length);
       },
       async pull(controller) {
         if (next === null) return controller.close();
@@ -178,9 +189,10 @@ export function createRestAdapter(schema: GraphQLSchema, table: RestRoute[], gat
         const result = more.body as ListResult;
         next = result.next_cursor;
         controller.enqueue(encoder.encode(writer.rows(result.data as never)));
+        metrics?.exportRows(list, result.data.length);
       },
     });
-    const filename = `${route.path.split('/')[1]}.csv`;
+    const filename = `${list}.csv`;
     return new Response(body, { status: 200, headers: headersOf({ ...headers, 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${filename}"` }) });
   }
 

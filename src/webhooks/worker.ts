@@ -24,6 +24,8 @@ export interface DeliveryConfig {
   pollMs?: number;
   /** Told each recorded attempt's outcome (the metrics, when kept). */
   counted?: (outcome: DeliveryOutcome, deliveries: number) => void;
+  /** Told each attempt's lag, in seconds from when it was due (the metrics, when kept). */
+  lagged?: (seconds: number) => void;
 }
 
 /** A delivery claimed by this process, with what its attempt needs. */
@@ -34,6 +36,8 @@ interface Claimed {
   eventId: string;
   payload: string;
   attempts: number;
+  /** When the attempt was due: its lag is the time from then to the attempt. */
+  nextAttemptAt: Date;
 }
 
 /** What a round reads of its deliveries' endpoints. */
@@ -83,7 +87,7 @@ export function claimStatement({ now, until, owner, perEndpoint, limit }: { now:
     "chosen" AS (SELECT "id" FROM "numbered" WHERE "slot" <= ${perEndpoint} ORDER BY "nextAttemptAt", "id" LIMIT ${limit})
     UPDATE "WebhookDelivery" SET "leaseOwner" = ${owner}, "leaseUntil" = ${until}
     WHERE "id" IN (SELECT "id" FROM "chosen") AND "nextAttemptAt" <= ${now} AND ("leaseUntil" IS NULL OR "leaseUntil" <= ${now})
-    RETURNING "id", "workspaceId", "endpointId", "eventId", "payload", "attempts"`;
+    RETURNING "id", "workspaceId", "endpointId", "eventId", "payload", "attempts", "nextAttemptAt"`;
 }
 
 /**
@@ -119,7 +123,7 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
     const perEndpointClaimed = new Map<string, number>();
     for (const c of claimed) perEndpointClaimed.set(c.endpointId, (perEndpointClaimed.get(c.endpointId) ?? 0) + 1);
     backlog = claimed.length === limit || [...perEndpointClaimed.values()].some((n) => n >= perEndpoint);
-    return claimed.map((c) => ({ ...c, attempts: Number(c.attempts) }));
+    return claimed.map((c) => ({ ...c, attempts: Number(c.attempts), nextAttemptAt: new Date(c.nextAttemptAt) }));
   }
 
   /**
@@ -159,6 +163,7 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
             deliveries: deliveries.map(({ eventId, payload }) => ({ eventId, payload })),
             options: { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks },
           });
+          for (const delivery of deliveries) config.lagged?.((at.getTime() - delivery.nextAttemptAt.getTime()) / 1000);
           const attempted = deliveries.map((delivery, i) => ({ delivery, result: results[i]! }));
           await recordSuccesses(attempted.filter((a) => a.result.ok), at, endpoint);
           for (const { delivery, result } of attempted) if (!result.ok) await recordFailure(delivery, at, result);

@@ -34,8 +34,8 @@ async function redisStore(): Promise<RateLimitStore | undefined> {
 /** Migrations and the first key: once per start, before any process serves. */
 async function prepare(): Promise<Database> {
   if (config.MIGRATE_ON_START) await applyMigrations(target, { log });
-  // With metrics on, the client reports each statement's time (GET /metrics); off, it costs nothing.
-  const database = await openDatabase(target, { statements: config.METRICS_TOKEN !== undefined });
+  // With metrics on, the client times each statement (GET /metrics); off, it costs nothing.
+  const database = await openDatabase(target, { timings: config.METRICS_TOKEN !== undefined });
   // First start on an empty database: a workspace and a key, printed this once.
   if ((await database.prisma.workspace.count()) === 0) {
     const created = await createKey(database.prisma, 'default', 'first key');
@@ -79,7 +79,7 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
 if (cluster.isWorker) {
   // Forked by the primary below, which has migrated: the count is Redis's or the primary's.
   const store = (await redisStore()) ?? (counting ? primaryRateLimitStore(limit) : undefined);
-  await serve(await openDatabase(target, { statements: config.METRICS_TOKEN !== undefined }), store);
+  await serve(await openDatabase(target, { timings: config.METRICS_TOKEN !== undefined }), store);
 } else {
   // Redis first: a REDIS_URL that does not answer stops the start before anything changes.
   const store = await redisStore();

@@ -1,6 +1,8 @@
 import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
 import { serialTransactions } from './serial-transactions.js';
+import { timedStatements } from './timed-statements.js';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { SqliteAdapterFactory } from './sqlite-adapter.js';
 
 /**
@@ -37,18 +39,21 @@ export interface Database {
   target: DatabaseTarget;
   /** Called with every SQL statement the client sends and its parameters (JSON), when opened with `statements`. */
   onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
-  /** Told each statement's duration in milliseconds (the metrics), when opened with `statements`; false otherwise. */
+  /** Told each statement's duration in milliseconds (the metrics), when opened with `timings`; false otherwise. */
   timeStatements(timer: (milliseconds: number) => void): boolean;
   close(): Promise<void>;
 }
 
 /**
  * `statements`: emit every SQL statement to `onStatement` (tests count them, the scale
- * benchmark explains them); off in the service, where nobody listens.
+ * benchmark explains them); off in the service, where nobody listens. `timings`: time
+ * each statement for `timeStatements` (the metrics, when they are kept).
  */
-export async function openDatabase(target: DatabaseTarget, options: { statements?: boolean } = {}): Promise<Database> {
+export async function openDatabase(target: DatabaseTarget, options: { statements?: boolean; timings?: boolean } = {}): Promise<Database> {
   let listener: ((sql: string, params: string) => void) | undefined;
   let timer: ((milliseconds: number) => void) | undefined;
+  // The requests' statements timed at the driver (GET /metrics), only when asked for at open: otherwise no wrapper at all.
+  const timing = <F extends SqlDriverAdapterFactory>(factory: F): F => (options.timings ? timedStatements(factory, () => timer) : factory);
   // `minimal`: Prisma would otherwise capture a stack trace at every call (~5% of a GET's
   // CPU) to point its error messages at the caller; those messages never leave the
   // process, and the log names errors by name and code only.
@@ -60,7 +65,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     ensureSqliteFolder(target);
     const { PrismaClient } = await import('../generated/sqlite/client.js');
     const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
-    prisma = new PrismaClient({ adapter, ...settings } as never) as unknown as Db;
+    prisma = new PrismaClient({ adapter: timing(adapter), ...settings } as never) as unknown as Db;
     makeBackground = () => new PrismaClient({ adapter: adapter.priorityLane(), errorFormat: settings.errorFormat } as never) as unknown as Db;
   } else {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([import('../generated/postgresql/client.js'), import('@prisma/adapter-pg')]);
@@ -69,7 +74,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
     const pool = (max: number) => serialTransactions(new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS }));
-    prisma = new PrismaClient({ adapter: pool(REQUEST_POOL_SIZE), ...settings } as never) as unknown as Db;
+    prisma = new PrismaClient({ adapter: timing(pool(REQUEST_POOL_SIZE)), ...settings } as never) as unknown as Db;
     makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: settings.errorFormat } as never) as unknown as Db;
   }
   let background: Db | undefined;
@@ -78,10 +83,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   }
   if (options.statements) {
-    (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string; duration: number }) => void): void }).$on('query', (e) => {
-      listener?.(e.query, e.params);
-      timer?.(e.duration);
-    });
+    (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
   }
   return {
     prisma,
@@ -90,7 +92,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     },
     target,
     timeStatements(next) {
-      if (!options.statements) return false;
+      if (!options.timings) return false;
       timer = next;
       return true;
     },

@@ -29,7 +29,7 @@ export async function startApp(
   } = {},
 ): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? databaseUrl());
-  const database = await openDatabase(target, { statements: true });
+  const database = await openDatabase(target, { statements: true, timings: options.server?.METRICS_TOKEN !== undefined });
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
   const running = await listen(database, config);

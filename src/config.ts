@@ -95,6 +95,10 @@ export const EnvSchema = z.object({
   TRUST_PROXY: trustedProxies,
   // Set: GET /metrics answers with `Authorization: Bearer <METRICS_TOKEN>`, and the process measures; unset: 404, nothing measured.
   METRICS_TOKEN: z.string().min(16, 'use at least 16 characters (a random token, e.g. openssl rand -hex 32)').optional(),
+  // Set: each serving process sends OpenTelemetry traces over OTLP/HTTP (JSON) to <endpoint>/v1/traces; unset: no tracing code is loaded.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'write the collector\'s base URL, e.g. http://localhost:4318' }).optional(),
+  // The traces' service.name.
+  OTEL_SERVICE_NAME: z.string().min(1).default('salesgraph'),
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).
@@ -116,7 +120,7 @@ export type Config = z.infer<typeof EnvSchema>;
 
 /** The process environment, parsed once into one typed object. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined });
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

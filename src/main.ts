@@ -10,6 +10,7 @@ import { applyMigrations } from './db/migrate.js';
 import { type RateLimitStore, RateLimiter } from './http/rate-limit.js';
 import { primaryRateLimitStore } from './http/rate-limit-primary.js';
 import { connectRedisStore } from './http/rate-limit-redis.js';
+import { startTracing } from './tracing/tracing.js';
 
 const config = loadConfig();
 const target = resolveDatabase(config.DATABASE_URL);
@@ -49,6 +50,8 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
   // Loaded here, not above: a cluster primary never serves, so it never builds the app.
   const { listen } = await import('./serve.js');
   const { startBackgroundWork } = await import('./jobs/background.js');
+  // Each serving process traces (a cluster's primary serves nothing), started before the app is built.
+  const tracing = await startTracing(config);
   const running = await listen(database, config, store);
   const background = startBackgroundWork(database, config, running.metrics);
   let worker: ReturnType<typeof workerServing> | undefined;
@@ -64,6 +67,8 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
     await sleep(config.DRAIN_DELAY_SECONDS * 1000);
     await Promise.all([running.close(), background.stop()]);
     await Promise.all([database.close(), store?.close?.()]);
+    // Last: the spans of the requests and attempts that finished above are sent before the exit.
+    await tracing?.shutdown();
     if (worker) log(worker.stoppedLine());
     process.exit(0);
   }

@@ -19,6 +19,7 @@ import { SERVICE_UNAVAILABLE, bodyDrained, errorBody, json, sentBody } from './h
 import { Shutdown } from './http/shutdown.js';
 import { LiveEvents } from './events/live.js';
 import { logError, logRequest } from './log.js';
+import { traceRequest } from './tracing/tracing.js';
 import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
 import { openApiDocument } from './openapi/index.js';
@@ -114,7 +115,7 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
 
   // On node:http the adapter's server context carries the Node request, and so the peer's address.
   return createServerAdapter((request: Request, server: object) =>
-    serve(request, { requestId: requestIdOf(request), clientAddress: clientAddressOf(request, (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress) }),
+    traceRequest(request, { requestId: requestIdOf(request), clientAddress: clientAddressOf(request, (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress) }, serve),
   );
 
   async function serve(request: Request, facts: RequestFacts): Promise<Response> {
@@ -170,7 +171,8 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
     // While the process drains, each answer ends its connection: the client's next request
     // opens a new one, which the load balancer (seeing /readyz 503) sends elsewhere.
     if ((sentBody(request) && !bodyDrained(request)) || shutdown.draining) response.headers.set('Connection', 'close');
-    const route = facts.route ?? (path === '/healthz' || path === '/readyz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
+    // Kept in the facts: the request's span (traceRequest) is named by it too.
+    const route = (facts.route ??= path === '/healthz' || path === '/readyz' || path === '/graphql' ? `${request.method} ${path}` : 'unmatched');
     const durationMs = performance.now() - started;
     logRequest({ requestId, method: request.method, route, status: response.status, durationMs, workspaceId: facts.workspaceId, clientAddress: facts.clientAddress });
     // Outside the public paths, only the key gate answers 429.

@@ -1,4 +1,5 @@
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, execute, subscribe } from 'graphql';
+import { traceOperation } from '../tracing/tracing.js';
 import type { Context } from './context.js';
 import { ErrorCode, type ErrorCodeValue, codeOf, contractError } from './errors.js';
 
@@ -38,7 +39,7 @@ export type OperationResult =
 export async function runOperation(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>, context: Context): Promise<OperationResult> {
   let result;
   try {
-    result = await execute({ schema, document, variableValues: variables, contextValue: context });
+    result = await traceOperation(document, undefined, () => execute({ schema, document, variableValues: variables, contextValue: context }));
   } catch (thrown) {
     return { ok: false, status: 500, error: undefined, thrown };
   }

@@ -7,6 +7,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { headersOf, readBody } from '../http/responses.js';
 import { logError } from '../log.js';
+import { traceOperation, tracingStarted } from '../tracing/tracing.js';
 import type { Admission, Admit, Context } from './context.js';
 import { parseWithinLimits } from './document-limits.js';
 import { jsonValueErrors } from '../validation/json-values.js';
@@ -104,6 +105,13 @@ function countOperations(metrics: Metrics): Plugin {
   };
 }
 
+/** Each executed operation (a batch's one by one) in a span of its own, when the process traces. */
+const traceOperations: Plugin = {
+  onExecute({ executeFn, setExecuteFn }) {
+    setExecuteFn((args) => traceOperation(args.document, args.operationName, () => executeFn(args)));
+  },
+};
+
 export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metrics) {
   const documentCache = new BoundedCache<any>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
@@ -159,7 +167,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     // own limit would pipe every body through a second stream to count it again.
     maxRequestBodySize: false,
     parserAndValidationCache: { documentCache, errorCache },
-    plugins: [limits, logServerErrors, ...(metrics ? [countOperations(metrics)] : [])],
+    plugins: [limits, logServerErrors, ...(metrics ? [countOperations(metrics)] : []), ...(tracingStarted() ? [traceOperations] : [])],
     context: ({ admitted }) => admitted,
     // Yoga's own log lines go out as ours (one JSON line, no stack trace); a client's
     // mistake (a GraphQLError, answered with its code) is not a server problem to log.

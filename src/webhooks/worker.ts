@@ -7,6 +7,7 @@ import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
 import type { DeliveryOutcome } from '../http/metrics.js';
 import { logError } from '../log.js';
+import { traceDeliveryAttempt } from '../tracing/tracing.js';
 import { attemptAll } from './attempts.js';
 import { type AttemptResult, SOCKETS_PER_ORIGIN } from './send.js';
 
@@ -164,9 +165,16 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
             options: { timeoutMs: config.timeoutMs, allowPrivate: config.allowPrivateNetworks },
           });
           for (const delivery of deliveries) config.lagged?.((at.getTime() - delivery.nextAttemptAt.getTime()) / 1000);
+          const answeredAt = Date.now();
           const attempted = deliveries.map((delivery, i) => ({ delivery, result: results[i]! }));
           await recordSuccesses(attempted.filter((a) => a.result.ok), at, endpoint);
-          for (const { delivery, result } of attempted) if (!result.ok) await recordFailure(delivery, at, result);
+          for (const { delivery, result } of attempted) {
+            // A failure's outcome (retrying or failed) is known once it is recorded; a lease lost meanwhile recorded nothing.
+            const outcome = result.ok ? 'succeeded' : await recordFailure(delivery, at, result);
+            if (outcome) {
+              traceDeliveryAttempt({ eventId: delivery.eventId, deliveryId: delivery.id, endpointUrl: endpoint.url, attempt: delivery.attempts + 1, startedAt: at.getTime(), endedAt: answeredAt, status: result.status, error: result.error, outcome });
+            }
+          }
         } finally {
           release(deliveries.length);
         }
@@ -195,8 +203,8 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
     if (succeeded.length > 0 && Number(endpoint.consecutiveFailures) > 0) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`;
   }
 
-  /** A failed attempt: pending again after the schedule's next delay, or failed when it is spent; one more failure for its endpoint. */
-  async function recordFailure(delivery: Claimed, at: Date, result: AttemptResult): Promise<void> {
+  /** A failed attempt: pending again after the schedule's next delay, or failed when it is spent; one more failure for its endpoint. Its outcome, unless the lease was lost. */
+  async function recordFailure(delivery: Claimed, at: Date, result: AttemptResult): Promise<DeliveryOutcome | undefined> {
     const attempts = delivery.attempts + 1;
     const delay = config.scheduleSeconds[attempts - 1];
     const next = delay === undefined ? null : new Date(Date.now() + nextDelayMs(delay, result.retryAfterSeconds));
@@ -204,9 +212,11 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, config: D
       where: { id: delivery.id, leaseOwner: owner },
       data: { status: next ? 'pending' : 'failed', attempts, lastAttemptAt: at, nextAttemptAt: next, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null },
     });
-    if (count === 0) return;
-    config.counted?.(next ? 'retrying' : 'failed', 1);
+    if (count === 0) return undefined;
+    const outcome = next ? 'retrying' : 'failed';
+    config.counted?.(outcome, 1);
     await countFailure(delivery);
+    return outcome;
   }
 
   /** One more failed attempt for the endpoint (not a change of the record: `updated_at` stays); at the limit, it is disabled. */

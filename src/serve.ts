@@ -58,6 +58,7 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
         pendingDeliveries: () => countPendingDeliveries(database.prisma),
         dueDeliveries: () => countDueDeliveries(database.prisma),
         openConnections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+        poolConnections: () => database.poolConnections(),
         clusterWorker: cluster.isWorker,
       })
     : undefined;

@@ -208,8 +208,8 @@ describe('GraphQL subscription `events` over SSE', () => {
     expect(page).toContain('subscription {\\n  events(types: [\\"contact.*\\"])');
   });
 
-  it('a second server on the same database makes the write; the first one\'s subscriber sees it', async () => {
-    const other = await startApp({ databaseUrl: databaseUrl() });
+  it("a second server process on the same database makes the write; the first one's subscriber sees it", async () => {
+    const other = await startProcess({ DATABASE_URL: databaseUrl(), RATE_LIMIT_PER_MINUTE: '0', MIGRATE_ON_START: 'false' });
     try {
       const api = await newClient(app);
       const stream = openStream(streamUrl(), api.key);
@@ -219,12 +219,13 @@ describe('GraphQL subscription `events` over SSE', () => {
         headers: { 'X-Api-Key': api.key, 'Content-Type': 'application/json' },
         body: JSON.stringify({ first_name: 'Elsewhere', email: `e-${Math.random()}@x.io` }),
       });
+      expect(viaOther.status).toBe(201);
       const created = await viaOther.json();
       await stream.received(1);
       expect(stream.messages.map((m) => [m.event, m.data.record_id])).toEqual([['contact.created', created.id]]);
       stream.close();
     } finally {
-      await other.close();
+      expect(await other.stop()).toBe(0);
     }
   });
 });

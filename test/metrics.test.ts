@@ -172,6 +172,10 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(valueOf(during, 'salesgraph_db_statement_duration_seconds_sum')).toBeGreaterThan(0);
     expect(valueOf(during, 'salesgraph_export_rows_total', { list: 'contacts' }) - valueOf(before, 'salesgraph_export_rows_total', { list: 'contacts' })).toBe(total);
     expect(valueOf(during, 'salesgraph_event_streams_open')).toBe(1);
+    // PostgreSQL's pool (SQLite has none: no sample): the requests above opened at least one connection.
+    const pool = ['total', 'idle', 'waiting'].map((state) => valueOf(during, 'salesgraph_db_pool_connections', { state }));
+    if (app.provider === 'postgresql') expect([pool[0]! >= 1, pool[0]! <= 10, pool[1]! <= pool[0]!, pool[2]]).toEqual([true, true, true, 0]);
+    else expect(pool).toEqual([0, 0, 0]);
     await reader.cancel();
     await expect.poll(async () => valueOf((await scrape(app)).text, 'salesgraph_event_streams_open'), { interval: 20 }).toBe(0);
   });

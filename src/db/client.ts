@@ -39,6 +39,8 @@ export interface Database {
   target: DatabaseTarget;
   /** Called with every SQL statement the client sends and its parameters (JSON), when opened with `statements`. */
   onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
+  /** The requests' PostgreSQL pool: connections open, idle, and requests waiting for one (undefined on SQLite, which has no pool). */
+  poolConnections(): { total: number; idle: number; waiting: number } | undefined;
   /** Told each statement's duration in milliseconds (the metrics), when opened with `timings`; false otherwise. */
   timeStatements(timer: (milliseconds: number) => void): boolean;
   close(): Promise<void>;
@@ -60,6 +62,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
   const settings = { errorFormat: 'minimal', ...(options.statements ? { log: [{ emit: 'event', level: 'query' }] } : {}) } as const;
   let prisma: Db;
   let makeBackground: () => Db;
+  let poolConnections: Database['poolConnections'] = () => undefined;
   // Only the target's generated client and driver are loaded: a process never holds the other's.
   if (target.provider === 'sqlite') {
     ensureSqliteFolder(target);
@@ -74,7 +77,12 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
     const pool = (max: number) => serialTransactions(new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS }));
-    prisma = new PrismaClient({ adapter: timing(pool(REQUEST_POOL_SIZE)), ...settings } as never) as unknown as Db;
+    // The requests' pool is ours, handed to the adapter, so that its connections can be counted (GET /metrics).
+    const { default: pg } = await import('pg');
+    const requestPool = new pg.Pool({ connectionString: target.url, max: REQUEST_POOL_SIZE, options: POSTGRES_SESSION_OPTIONS });
+    poolConnections = () => ({ total: requestPool.totalCount, idle: requestPool.idleCount, waiting: requestPool.waitingCount });
+    const requests = serialTransactions(new PrismaPg(requestPool, { disposeExternalPool: true }));
+    prisma = new PrismaClient({ adapter: timing(requests), ...settings } as never) as unknown as Db;
     makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: settings.errorFormat } as never) as unknown as Db;
   }
   let background: Db | undefined;
@@ -91,6 +99,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
       return (background ??= makeBackground());
     },
     target,
+    poolConnections: () => poolConnections(),
     timeStatements(next) {
       if (!options.timings) return false;
       timer = next;

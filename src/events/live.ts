@@ -38,7 +38,7 @@ export class LiveEvents implements EventFeed {
   readonly #subscribers = new Map<string, Set<Subscriber>>();
   readonly #perKey = new Map<string, number>();
   #closed = false;
-  #source: { stop(): Promise<void> } | undefined;
+  #source: { stop(): Promise<void>; ready: Promise<void> } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -59,6 +59,15 @@ export class LiveEvents implements EventFeed {
     set.add(subscriber);
     this.#source ??= this.target.provider === 'postgresql' ? this.#listen(this.target.url) : this.#poll();
     return subscriber;
+  }
+
+  /**
+   * Settles once this process follows the commits (PostgreSQL: its LISTEN is in place, or its
+   * first attempt failed): a subscriber waits for it before it answers, so no commit after
+   * its answer can pass unseen.
+   */
+  ready(): Promise<void> {
+    return this.#source?.ready ?? Promise.resolve();
   }
 
   /** Ends every stream (SIGTERM) and stops reading; subscribing afterwards is refused. */
@@ -126,9 +135,24 @@ export class LiveEvents implements EventFeed {
   }
 
   /** PostgreSQL: one connection LISTENs; each notification names a workspace and ids, read at once (only for workspaces someone follows here). */
-  #listen(url: string): { stop(): Promise<void> } {
+  #listen(url: string): { stop(): Promise<void>; ready: Promise<void> } {
     let client: pg.Client | undefined;
     let stopped = false;
+    // The newest id handed on, and the ids handed on lately: after a reconnect the log is read
+    // from there, so that what committed while no connection listened is not lost (nor sent twice).
+    let newest: string | undefined;
+    const recent = new Map<string, number>();
+    const handOn = (rows: StoredEvent[]) => {
+      const now = Date.now();
+      const fresh = rows.filter((r) => !recent.has(r.id));
+      for (const r of fresh) {
+        recent.set(r.id, now);
+        if (newest === undefined || r.id > newest) newest = r.id;
+      }
+      for (const [id, at] of recent) if (now - at > 60_000) recent.delete(id);
+      this.#fanOut(fresh);
+    };
+    let connected = 0;
     let retry: NodeJS.Timeout | undefined;
     // Reconnects after 1 s, then waits twice as long each time up to 30 s; an outage is logged once.
     let delay = 0;
@@ -148,7 +172,7 @@ export class LiveEvents implements EventFeed {
       next.on('notification', (message) => {
         const [workspaceId, ...ids] = (message.payload ?? '').split(' ');
         if (!workspaceId || ids.length === 0 || !this.#subscribers.has(workspaceId)) return;
-        void this.#read({ id: { in: ids } }).then((rows) => this.#fanOut(rows));
+        void this.#read({ id: { in: ids } }).then(handOn, (error) => logError('none', error, 'live events (read)'));
       });
       try {
         await next.connect();
@@ -156,6 +180,9 @@ export class LiveEvents implements EventFeed {
         if (stopped) return void (await next.end().catch(() => {}));
         client = next;
         delay = 0;
+        connected += 1;
+        // Back after an outage: what committed meanwhile, from the log.
+        if (connected > 1 && newest !== undefined && this.#subscribers.size > 0) handOn(await this.#read({ id: { gt: newest } }));
       } catch (error) {
         await next.end().catch(() => {});
         reconnect(error);
@@ -163,6 +190,7 @@ export class LiveEvents implements EventFeed {
     };
     const ready = connect();
     return {
+      ready,
       stop: async () => {
         stopped = true;
         clearTimeout(retry);
@@ -173,7 +201,7 @@ export class LiveEvents implements EventFeed {
   }
 
   /** The embedded database: while anyone listens, the log's newest rows every POLL_MS, from where the last read ended (less LOOK_BACK_MS). */
-  #poll(): { stop(): Promise<void> } {
+  #poll(): { stop(): Promise<void>; ready: Promise<void> } {
     let after = firstIdAt(new Date(Date.now() - LOOK_BACK_MS));
     // Ids sent within the look-back, so that reading it again sends nothing twice.
     const sent = new Map<string, number>();
@@ -208,6 +236,8 @@ export class LiveEvents implements EventFeed {
     };
     run();
     return {
+      // A subscriber is read from its first tick on, which looks back far enough.
+      ready: Promise.resolve(),
       stop: async () => {
         stopped = true;
         clearTimeout(timer);

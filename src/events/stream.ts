@@ -30,6 +30,7 @@ export async function openEventStream(ctx: Context, request: StreamRequest): Pro
   const keyId = ctx.actor.type === 'api_key' ? ctx.actor.id : undefined;
   const subscription = ctx.live?.subscribe(ctx.workspace.id, keyId);
   if (!subscription) throw rateLimited(1);
+  await ctx.live!.ready();
   const inner = follow(ctx, request, subscription);
   // A consumer that stops (the client went away) ends the subscription at once: the generator
   // may be waiting for the next event, and its own return() would wait with it.

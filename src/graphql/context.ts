@@ -38,6 +38,8 @@ export interface EventStreamSubscription {
 /** The live tail of the event log (src/events/live.ts): undefined from `subscribe` when the key holds all the streams it may. */
 export interface EventFeed {
   subscribe(workspaceId: string, keyId: string | undefined): EventStreamSubscription | undefined;
+  /** Settles once the feed follows the commits (a new subscriber waits for it before it answers). */
+  ready(): Promise<void>;
 }
 
 /** What every resolver gets: the caller's workspace and a client that sees only it. */

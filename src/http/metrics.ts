@@ -13,6 +13,8 @@ export interface MetricsOptions {
   dueDeliveries(): Promise<number>;
   /** Open connections of this process's server, read at each scrape. */
   openConnections?(): Promise<number>;
+  /** The database pool's connections (PostgreSQL), read at each scrape. */
+  poolConnections?(): { total: number; idle: number; waiting: number } | undefined;
   /** A cluster worker: a scrape answers the sum of all workers, added up by the primary. */
   clusterWorker?: boolean;
 }
@@ -86,6 +88,17 @@ export function createMetrics(options: MetricsOptions) {
     },
   });
 
+  new Gauge({
+    name: 'salesgraph_db_pool_connections',
+    help: "The requests' PostgreSQL pool: connections by state (total, idle) and requests waiting for one (waiting).",
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const pool = options.poolConnections?.();
+      if (!pool) return;
+      for (const state of ['total', 'idle', 'waiting'] as const) this.set({ state }, pool[state]);
+    },
+  });
   // The live tail's count, handed over by the app that keeps it (countStreams).
   let openStreams: (() => number) | undefined;
   new Gauge({

@@ -177,7 +177,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     if (app.provider === 'postgresql') expect([pool[0]! >= 1, pool[0]! <= 10, pool[1]! <= pool[0]!, pool[2]]).toEqual([true, true, true, 0]);
     else expect(pool).toEqual([0, 0, 0]);
     await reader.cancel();
-    await expect.poll(async () => valueOf((await scrape(app)).text, 'salesgraph_event_streams_open'), { interval: 20 }).toBe(0);
+    await expect.poll(async () => valueOf((await scrape(app)).text, 'salesgraph_event_streams_open'), { interval: 20, timeout: 10_000 }).toBe(0);
   });
 
   it('shows the pending and the due deliveries when nothing delivers them', async () => {

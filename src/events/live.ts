@@ -17,6 +17,8 @@ const POLL_MS = 100;
  * another order than their ids within a moment; ids already sent are skipped.
  */
 const LOOK_BACK_MS = 300;
+/** How long an id handed on is remembered (beyond any look-back or catch-up's reach). */
+const HANDED_ON_MS = 60_000;
 /** Rows per read of the log. */
 const BATCH = 500;
 
@@ -128,9 +130,19 @@ export class LiveEvents implements EventFeed {
     return subscriber;
   }
 
-  #fanOut(events: readonly StoredEvent[]): void {
+  /** Ids handed on lately, and when: a source that reads some rows again (a look-back, a catch-up) sends none of them twice. */
+  readonly #handedOn = new Map<string, number>();
+
+  /** Hands each row not handed on before to its workspace's subscribers. */
+  #handOn(rows: readonly StoredEvent[]): void {
+    const now = Date.now();
+    for (const [id, at] of this.#handedOn) if (now - at > HANDED_ON_MS) this.#handedOn.delete(id);
     const byWorkspace = new Map<string, StoredEvent[]>();
-    for (const e of events) (byWorkspace.get(e.workspaceId) ?? byWorkspace.set(e.workspaceId, []).get(e.workspaceId)!).push(e);
+    for (const e of rows) {
+      if (this.#handedOn.has(e.id)) continue;
+      this.#handedOn.set(e.id, now);
+      (byWorkspace.get(e.workspaceId) ?? byWorkspace.set(e.workspaceId, []).get(e.workspaceId)!).push(e);
+    }
     for (const [workspaceId, list] of byWorkspace) for (const s of this.#subscribers.get(workspaceId) ?? []) s.push(list);
   }
 
@@ -138,19 +150,12 @@ export class LiveEvents implements EventFeed {
   #listen(url: string): { stop(): Promise<void>; ready: Promise<void> } {
     let client: pg.Client | undefined;
     let stopped = false;
-    // The newest id handed on, and the ids handed on lately: after a reconnect the log is read
-    // from there, so that what committed while no connection listened is not lost (nor sent twice).
+    // The newest id read: after a reconnect the log is read from there, so that what committed
+    // while no connection listened is not lost.
     let newest: string | undefined;
-    const recent = new Map<string, number>();
     const handOn = (rows: StoredEvent[]) => {
-      const now = Date.now();
-      const fresh = rows.filter((r) => !recent.has(r.id));
-      for (const r of fresh) {
-        recent.set(r.id, now);
-        if (newest === undefined || r.id > newest) newest = r.id;
-      }
-      for (const [id, at] of recent) if (now - at > 60_000) recent.delete(id);
-      this.#fanOut(fresh);
+      for (const r of rows) if (newest === undefined || r.id > newest) newest = r.id;
+      this.#handOn(rows);
     };
     let connected = 0;
     let retry: NodeJS.Timeout | undefined;
@@ -203,8 +208,6 @@ export class LiveEvents implements EventFeed {
   /** The embedded database: while anyone listens, the log's newest rows every POLL_MS, from where the last read ended (less LOOK_BACK_MS). */
   #poll(): { stop(): Promise<void>; ready: Promise<void> } {
     let after = firstIdAt(new Date(Date.now() - LOOK_BACK_MS));
-    // Ids sent within the look-back, so that reading it again sends nothing twice.
-    const sent = new Map<string, number>();
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<void> | undefined;
     let stopped = false;
@@ -214,12 +217,8 @@ export class LiveEvents implements EventFeed {
       if (this.#subscribers.size > 0) {
         const from = firstIdAt(new Date(Date.now() - LOOK_BACK_MS));
         const rows = await this.#read({ id: { gt: lookBack && from < after ? from : after } });
-        const fresh = rows.filter((r) => !sent.has(r.id));
-        const now = Date.now();
-        for (const r of fresh) sent.set(r.id, now);
-        for (const [id, at] of sent) if (now - at > 2 * LOOK_BACK_MS) sent.delete(id);
         if (rows.length > 0) after = rows.at(-1)!.id;
-        this.#fanOut(fresh);
+        this.#handOn(rows);
         // A full batch: more are waiting, read on at once.
         lookBack = rows.length < BATCH;
         if (!lookBack && !stopped) return void (timer = setTimeout(run, 0));

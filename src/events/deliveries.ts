@@ -5,7 +5,7 @@ import type { EventRow } from './recorder.js';
 import { typeMatches } from './resources.js';
 
 /** An event as stored (a row of Event, or the test event that is never stored). */
-export type StoredEvent = Omit<EventRow, 'resource'> & { resource: string };
+export type StoredEvent = Omit<EventRow, 'resource' | 'object'> & { resource: string };
 
 /**
  * An event as `GET /events/{id}` answers it, as the text a delivery sends. `actor` and

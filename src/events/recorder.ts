@@ -19,6 +19,8 @@ export interface EventRow {
   requestId: string | null;
   data: string;
   createdAt: Date;
+  /** The record's REST object that `data` holds, for what the write path builds from it beside the event (the search index). */
+  object: RestObject;
 }
 
 interface Touched {
@@ -173,6 +175,7 @@ export class EventRecorder {
         requestId: this.origin.requestId,
         data: JSON.stringify({ object, previous_attributes: previous }),
         createdAt,
+        object,
       });
     });
     return rows;

@@ -9,8 +9,8 @@ interface RecordedEvent {
   type: string;
   resource: string;
   recordId: string;
-  /** `{"object": <the REST object>, ...}` as JSON text. */
-  data: string;
+  /** The record's REST object after the write (for a deletion, its last state). */
+  object: Record<string, unknown>;
 }
 
 const COLUMNS = ['id', 'workspaceId', 'type', 'title', 'subtitle', 'words', 'fields', 'record', 'createdAt'] as const;
@@ -33,7 +33,7 @@ export async function indexForSearch(db: Pick<Db, '$executeRaw'>, events: readon
       continue;
     }
     const type = searchTypeOf(event.resource)!;
-    const object = (JSON.parse(event.data) as { object: Record<string, unknown> }).object;
+    const { object } = event;
     const row = searchRow(type, event.workspaceId, object);
     rows.push([event.recordId, event.workspaceId, type, row.title, row.subtitle, row.words, row.fields, JSON.stringify(object), new Date(String(object.created_at))]);
   }

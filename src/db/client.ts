@@ -76,14 +76,14 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     // disks): with 4, a GraphQL page of 100 deals with their contacts scanned a small
     // workspace's whole Contact table once per deal (115 ms); with 1.1 it reads the two
     // contacts by key (4.5 ms). Set for the service's own sessions only.
-    const pool = (max: number) => serialTransactions(new PrismaPg({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS }));
-    // The requests' pool is ours, handed to the adapter, so that its connections can be counted (GET /metrics).
+    // The pools are ours, handed to the adapter (which ends them at disconnect), so that their connections can be counted (GET /metrics).
     const { default: pg } = await import('pg');
-    const requestPool = new pg.Pool({ connectionString: target.url, max: REQUEST_POOL_SIZE, options: POSTGRES_SESSION_OPTIONS });
+    const pool = (max: number) => new pg.Pool({ connectionString: target.url, max, options: POSTGRES_SESSION_OPTIONS });
+    const adapterOf = (of: InstanceType<typeof pg.Pool>) => serialTransactions(new PrismaPg(of, { disposeExternalPool: true }));
+    const requestPool = pool(REQUEST_POOL_SIZE);
     poolConnections = () => ({ total: requestPool.totalCount, idle: requestPool.idleCount, waiting: requestPool.waitingCount });
-    const requests = serialTransactions(new PrismaPg(requestPool, { disposeExternalPool: true }));
-    prisma = new PrismaClient({ adapter: timing(requests), ...settings } as never) as unknown as Db;
-    makeBackground = () => new PrismaClient({ adapter: pool(BACKGROUND_POOL_SIZE), errorFormat: settings.errorFormat } as never) as unknown as Db;
+    prisma = new PrismaClient({ adapter: timing(adapterOf(requestPool)), ...settings } as never) as unknown as Db;
+    makeBackground = () => new PrismaClient({ adapter: adapterOf(pool(BACKGROUND_POOL_SIZE)), errorFormat: settings.errorFormat } as never) as unknown as Db;
   }
   let background: Db | undefined;
   if (target.provider === 'sqlite') {

@@ -117,7 +117,7 @@ export function createMetrics(options: MetricsOptions) {
   });
   const statements = new Histogram({
     name: 'salesgraph_db_statement_duration_seconds',
-    help: "SQL statements the service sent and the database's time for each (Prisma's own measure).",
+    help: 'SQL statements the requests sent, and the time each took, measured at the database driver.',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers,
   });

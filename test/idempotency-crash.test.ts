@@ -61,13 +61,15 @@ describe('a write with an Idempotency-Key killed with SIGKILL', () => {
       const rows = (model: 'contact' | 'task') => (app.database.prisma[model] as { count(a: object): Promise<number> }).count({ where: { workspaceId: api.workspaceId } });
       const keys = () => app.database.prisma.idempotencyRecord.count({ where: { workspaceId: api.workspaceId } });
       const events = async () => (await api.get(`/events?type=${write.resource}.created`)).body.total;
-      expect([await rows(write.resource), await keys(), await events()]).toEqual(committed ? [1, 1, 1] : [0, 0, 0]);
+      // The search index is written in the same transaction (contacts and tasks are both searched).
+      const entries = () => app.database.prisma.searchEntry.count({ where: { workspaceId: api.workspaceId } });
+      expect([await rows(write.resource), await keys(), await events(), await entries()]).toEqual(committed ? [1, 1, 1, 1] : [0, 0, 0, 0]);
 
       // A careful client's retry, to a process that is alive: the first answer, or the write made once.
       const retry = await api.request('POST', write.path, { body, headers: { 'Idempotency-Key': tag } });
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBe(committed ? 'true' : null);
-      expect([await rows(write.resource), await keys(), await events()]).toEqual([1, 1, 1]);
+      expect([await rows(write.resource), await keys(), await events(), await entries()]).toEqual([1, 1, 1, 1]);
       const [record] = (await api.get(`${write.path}?per_page=100`)).body.data;
       expect(retry.body).toEqual(record);
       // And again: the same answer, nothing more.

@@ -99,4 +99,25 @@ describe('the checkout_amounts migration', () => {
     expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_deal_currency$/));
     expect(await sql(fresh.url, `SELECT "id", "currency" FROM "Deal" ORDER BY "id"`)).toEqual([{ id: 'dw1', currency: 'EUR' }, { id: 'dw2', currency: 'JPY' }]);
   });
+
+  it("stores the search index's words of the records made before it behind an `x`, the workspace's token first as it was", async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    const target = resolveDatabase(fresh.url);
+    const names = migrationFiles(target.provider).map((f) => f.name);
+    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_search_word_namespace'))!).at(-1)! });
+    const now = "'2026-11-20T10:00:00.000Z'";
+    await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('W1', 'w', ${now})`);
+    for (const [id, words] of [['e1', 'ww1 ada lovelace 987'], ['e2', 'ww1']]) {
+      await sql(fresh.url, `INSERT INTO "SearchEntry" ("id", "workspaceId", "type", "title", "words", "fields", "record", "createdAt") VALUES ('${id}', 'W1', 'contacts', 'T', '${words}', '', '{}', ${now})`);
+    }
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_search_word_namespace$/));
+    expect(await sql(fresh.url, `SELECT "id", "words" FROM "SearchEntry" ORDER BY "id"`)).toEqual([{ id: 'e1', words: 'ww1 xada xlovelace x987' }, { id: 'e2', words: 'ww1' }]);
+    // The full-text index follows the rows: the new words are found, the old ones no longer.
+    const found = (match: string) =>
+      target.provider === 'sqlite'
+        ? sql(fresh.url, `SELECT e."id" FROM "SearchEntry_fts" f JOIN "SearchEntry" e ON e."rowid" = f."rowid" WHERE "SearchEntry_fts" MATCH '"${match}"*' ORDER BY e."id"`)
+        : sql(fresh.url, `SELECT "id" FROM "SearchEntry" WHERE to_tsvector('simple', "words") @@ to_tsquery('simple', '${match}:*') ORDER BY "id"`);
+    expect([await found('xlove'), await found('love'), await found('ww1')]).toEqual([[{ id: 'e1' }], [], [{ id: 'e1' }, { id: 'e2' }]]);
+  });
 });

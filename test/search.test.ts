@@ -37,6 +37,14 @@ describe('GET /search', () => {
     expect(ids(await search(api, 'q=silva%20conrad'))).toEqual([]);
   });
 
+  it("matches the records' words only, never the index's own marker of the workspace", async () => {
+    const api = await newClient(app);
+    const ada = await contact(api, { first_name: 'Ada', email: 'ada@analytical.engine' });
+    const marker = `w${api.workspaceId.toLowerCase()}`;
+    for (const q of ['w', marker.slice(0, 3), marker, `${marker}%20ada`]) expect([q, ids(await search(api, `q=${q}`))]).toEqual([q, []]);
+    expect(ids(await search(api, 'q=ada'))).toEqual([ada.id]);
+  });
+
   it('finds an e-mail whole, by its local part and by its domain; a phone property by its digits, however written', async () => {
     const api = await newClient(app);
     expect((await api.post('/property-definitions', { object: 'contact', key: 'mobile', label: 'Mobile', type: 'phone' })).status).toBe(201);

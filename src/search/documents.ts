@@ -64,11 +64,17 @@ const DOCUMENTS: Record<SearchType, (o: RestObject) => SearchDocument> = {
 /** The token that keeps a workspace's words apart from every other's, in the same index. */
 export const workspaceWord = (workspaceId: string) => `w${workspaceId.toLowerCase()}`;
 
+/**
+ * A record's word as the index stores it, and as a query asks for it: behind an `x`, so
+ * that no query word, matched as a prefix (`w`, say), can reach the workspace's token.
+ */
+export const indexWord = (word: string) => `x${word}`;
+
 /** A record's row of SearchEntry: `words` for the full-text index, `fields` (one per line, framed by newlines) for the rank. */
 export function searchRow(type: SearchType, workspaceId: string, object: RestObject) {
   const document = DOCUMENTS[type](object);
   const fields = [...new Set(document.fields.map(fieldKey).filter(Boolean))];
-  const words = new Set([workspaceWord(workspaceId), ...fields.flatMap((f) => f.split(' ')), ...document.extraWords]);
+  const words = new Set([workspaceWord(workspaceId), ...[...fields.flatMap((f) => f.split(' ')), ...document.extraWords].map(indexWord)]);
   return { title: document.title, subtitle: document.subtitle, words: [...words].join(' '), fields: `\n${fields.join('\n')}\n` };
 }
 

@@ -3,7 +3,7 @@ import { workspaceOf } from '../db/tenancy.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import { type Cursor, decodeCursor, encodeCursor } from '../graphql/cursors.js';
 import type { OrderKey } from '../graphql/sorting.js';
-import { workspaceWord, type SearchType } from './documents.js';
+import { indexWord, workspaceWord, type SearchType } from './documents.js';
 
 /** A match: its entry, and its rank's tier (0: a field is the query, 1: a field starts with it, 2: words inside a field). */
 export interface SearchHit {
@@ -69,7 +69,7 @@ export async function searchPage(db: Db, request: SearchRequest, position: Curso
     );
   }
   const columns = Prisma.sql`e."id", e."type", e."title", e."subtitle", e."record", e."createdAt", ${tier} AS "tier"`;
-  const words = [workspaceWord(workspaceOf(db)), ...request.words];
+  const words = [workspaceWord(workspaceOf(db)), ...request.words.map(indexWord)];
   const rows =
     providerOf(db) === 'sqlite'
       ? await db.$queryRaw<SearchHit[]>`

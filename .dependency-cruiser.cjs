@@ -11,7 +11,7 @@ const LAYERS = [
   { name: 'write path and REST', path: '^src/(events|rest|search)/' },
   { name: 'webhooks', path: '^src/webhooks/' },
   { name: 'resources', path: '^src/modules/' },
-  { name: 'composition', path: '^src/(import|demo|openapi)/|^src/jobs/background\\.ts$|^src/(schema|server|serve|main|cli|command-line|cluster)\\.ts$' },
+  { name: 'composition', path: '^src/(import|demo|openapi)/|^src/jobs/background\\.ts$|^src/(schema|service|server|serve|main|cli|command-line|cluster)\\.ts$' },
 ];
 
 const upward = LAYERS.flatMap((layer, i) =>

@@ -15,6 +15,7 @@ import { resolveDatabase } from '../src/db/database-url.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { publicRoutes, restRoutes } from '../src/modules/index.js';
 import { listen } from '../src/serve.js';
+import { composeService } from '../src/service.js';
 import { scratchDatabase } from '../test/support/scratch-database.js';
 import { PAGES, type Target, captureServerLog, fuzzGraphQL, fuzzPages, fuzzRestRoute, fuzzSettings, newApi, seedPublic, seedWorkspace } from '../test/support/fuzz.js';
 
@@ -28,7 +29,7 @@ const fresh = await scratchDatabase(process.env.FUZZ_PROVIDER === 'postgresql' ?
 const target = resolveDatabase(fresh.url);
 await applyMigrations(target);
 const database = await openDatabase(target);
-const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, PUBLIC_RATE_LIMIT_PER_MINUTE: 0 });
+const server = await listen(composeService(database), { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, PUBLIC_RATE_LIMIT_PER_MINUTE: 0 });
 const log = captureServerLog();
 const app = { url: server.url, database };
 

@@ -9,12 +9,13 @@ import { openDatabase } from '../src/db/client.js';
 import { resolveDatabase } from '../src/db/database-url.js';
 import { applyMigrations } from '../src/db/migrate.js';
 import { listen } from '../src/serve.js';
+import { composeService } from '../src/service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sg-measure-'));
 const target = resolveDatabase(`file:${join(dir, 'm.db')}`);
 await applyMigrations(target);
 const database = await openDatabase(target);
-const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0 });
+const server = await listen(composeService(database), { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0 });
 const { key } = await createKey(database.prisma, 'measure');
 const heapMb = () => {
   globalThis.gc?.();

@@ -3,8 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openApiDocument } from '../src/openapi/index.js';
+import { buildSchema } from '../src/schema.js';
 
-const text = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+const text = `${JSON.stringify(openApiDocument(buildSchema().schema), null, 2)}\n`;
 const target = process.argv[2];
 if (target) {
   mkdirSync(dirname(target), { recursive: true });

@@ -10,6 +10,8 @@ import type { DatabaseTarget } from './db/database-url.js';
 import { IMPORT_RESOURCES, type ImportResource, UnreadableImport, importCsv, scanFile } from './import/import-csv.js';
 import { importProgress } from './import/progress.js';
 import { updateWorkspaceSettings, workspaceSettings } from './modules/workspaces/workspaces.admin.js';
+import { restRoutes } from './modules/index.js';
+import { buildSchema } from './schema.js';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
 
@@ -49,8 +51,7 @@ async function importCommand(io: CommandLineIo, target: DatabaseTarget, options:
   }
   await applyMigrations(target, { log: err });
   const database = await openDatabase(target);
-  const { schema } = await import('./schema.js');
-  const { restRoutes } = await import('./modules/index.js');
+  const { schema } = buildSchema();
   const progress = importProgress(Math.max(0, scanned.lines - 1), io.stderr);
   try {
     const summary = await importCsv(database, schema, restRoutes, { ...options, scanned, progress: progress.update });
@@ -112,7 +113,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
     await applyMigrations(target, { log: err });
     const database = await openDatabase(target);
     try {
-      const result = await loadDemo(database.prisma, values.workspace, err);
+      const result = await loadDemo(database.prisma, buildSchema().represent, values.workspace, err);
       if (result.loaded) {
         const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
         err(`Loaded the demo data set (${total} rows) into workspace "${values.workspace}" (${result.workspaceId}).`);

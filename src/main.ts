@@ -50,10 +50,13 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
   // Loaded here, not above: a cluster primary never serves, so it never builds the app.
   const { listen } = await import('./serve.js');
   const { startBackgroundWork } = await import('./jobs/background.js');
+  const { composeService } = await import('./service.js');
   // Each serving process traces (a cluster's primary serves nothing), started before the app is built.
   const tracing = await startTracing(config);
-  const running = await listen(database, config, store);
-  const background = startBackgroundWork(database, config, running.metrics);
+  // The composition root: every part built here, once, and handed to the faces and the background work.
+  const service = composeService(database);
+  const running = await listen(service, config, store);
+  const background = startBackgroundWork(service, config, running.metrics);
   let worker: ReturnType<typeof workerServing> | undefined;
 
   let stopping = false;

@@ -1,15 +1,10 @@
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { enforceScopes, routeScope } from './auth/scopes.js';
 import { recordEventsOfEveryMutation } from './events/mutations.js';
-import { createRepresentation } from './events/representation.js';
+import { type Represent, createRepresentation } from './events/representation.js';
 import { builder } from './graphql/builder.js';
-// Importing the modules registers every resource's types, queries and mutations.
+// Importing the modules registers every resource's types, queries and mutations (nothing is built until buildSchema).
 import { restRoutes } from './modules/index.js';
-
-const built = builder.toSchema();
-
-/** A record as its REST GET answers it (an event's `data.object`). */
-export const represent = createRepresentation(built, restRoutes);
 
 /** The resource (as scopes name it) of each root field no keyed REST route runs. */
 const GRAPHQL_ONLY_RESOURCES: Record<string, string> = {
@@ -35,7 +30,22 @@ function resourceOfRootField(): (field: string) => string | undefined {
   return (field) => resources.get(field) ?? GRAPHQL_ONLY_RESOURCES[field];
 }
 
-export const schema = enforceScopes(recordEventsOfEveryMutation(built, represent), resourceOfRootField());
+/** The service's schema, and its representation of a record as its REST GET answers it (an event's `data.object`). */
+export interface ServiceSchema {
+  schema: GraphQLSchema;
+  represent: Represent;
+}
+
+/**
+ * Builds the schema from every module's types (about 0.2 s): the write path wraps each
+ * mutation, the key's scopes each root field. Called by the composition root
+ * (src/service.ts), once per process, never at import.
+ */
+export function buildSchema(): ServiceSchema {
+  const built = builder.toSchema();
+  const represent = createRepresentation(built, restRoutes);
+  return { schema: enforceScopes(recordEventsOfEveryMutation(built, represent), resourceOfRootField()), represent };
+}
 
 /** The schema as `schema.graphql` holds it (sorted, so diffs are stable). */
-export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;
+export const printedSchema = (schema: GraphQLSchema) => `${printSchema(lexicographicSortSchema(schema))}\n`;

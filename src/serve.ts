@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { lingerOnClose } from './http/lingering-close.js';
 import { Shutdown } from './http/shutdown.js';
 import type { Config } from './config.js';
-import type { Database } from './db/client.js';
+import type { Service } from './service.js';
 import { setLogLevel } from './log.js';
 import { type Metrics, createMetrics } from './http/metrics.js';
 import { countDueDeliveries, countPendingDeliveries } from './webhooks/backlog.js';
@@ -48,8 +48,9 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   );
 }
 
-/** `rateLimitStore`: where the limit is counted when not in this process's memory (Redis, a cluster's primary). */
-export async function listen(database: Database, config: ListenConfig, rateLimitStore?: RateLimitStore): Promise<RunningServer> {
+/** Serves `service` over HTTP. `rateLimitStore`: where the limit is counted when not in this process's memory (Redis, a cluster's primary). */
+export async function listen(service: Service, config: ListenConfig, rateLimitStore?: RateLimitStore): Promise<RunningServer> {
+  const { database } = service;
   setLogLevel(config.LOG_LEVEL ?? 'info');
   const shutdown = new Shutdown();
   // Built here, once per serving process, and only when someone may read them.
@@ -72,7 +73,7 @@ export async function listen(database: Database, config: ListenConfig, rateLimit
       // How often Node checks those two timeouts (its default, 30 s, would add up to that much).
       connectionsCheckingInterval: 1000,
     },
-    createApp(database, config, rateLimitStore, shutdown, metrics),
+    createApp(service, config, rateLimitStore, shutdown, metrics),
   );
   server.keepAliveTimeout = (config.KEEP_ALIVE_TIMEOUT_SECONDS ?? 5) * 1000;
   server.maxConnections = config.MAX_CONNECTIONS ?? 1000;

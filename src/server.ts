@@ -4,7 +4,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { type Config, loadConfig } from './config.js';
 import type { Database } from './db/client.js';
 import { DEFAULT_SETTINGS, type Settings } from './graphql/context.js';
-import { schema } from './schema.js';
+import type { Service } from './service.js';
 import { publicRoutes, restRoutes } from './modules/index.js';
 import { createPublicGate, createPublicRateLimit } from './modules/checkouts/public-gate.js';
 import { createPayPages } from './modules/checkouts/pages.js';
@@ -84,7 +84,8 @@ const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || pat
  * waiting requests follow. `metrics`: given when METRICS_TOKEN is set; every answer is
  * then measured, and /metrics shows the figures to the token's holder.
  */
-export function createApp(database: Database, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown(), metrics?: Metrics) {
+export function createApp(service: Service, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown(), metrics?: Metrics) {
+  const { database, schema, deliveries } = service;
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
@@ -97,18 +98,18 @@ export function createApp(database: Database, config: AppConfig, rateLimitStore?
   });
   shutdown.stopping.addEventListener('abort', () => void live.close());
   metrics?.countStreams(() => live.open);
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, rateLimitStore, config.keyRecheckMs, settings, live);
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, deliveries });
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency, { metrics });
   const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
-  const publicGate = createPublicGate(database, publicLimit, settings);
+  const publicGate = createPublicGate(database, publicLimit, settings, deliveries);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
   const pay = createPayPages(schema, publicGate);
   const graphql = createGraphQL(schema, gate, metrics);
   const cors = createCors(config.CORS_ORIGINS ?? []);
   // The public routes answer no browser of another origin, whatever CORS_ORIGINS lists.
   const closed = createCors([]);
-  const apiDocs = createApiDocs(openApiDocument());
+  const apiDocs = createApiDocs(openApiDocument(schema));
   const metricsPage = createMetricsPage(metrics, config.METRICS_TOKEN);
 
   const clientAddressOf = createClientAddress(config.TRUST_PROXY ?? []);

@@ -84,7 +84,7 @@ describe('the background loops’ client', () => {
     expect(contact.status).toBe(201);
     // The delivery waits (no worker runs in this app) until the requests' pool is full, then a worker starts.
     const hold = await holdRequestClient();
-    const background = startBackgroundWork(app.database, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true });
+    const background = startBackgroundWork(app.service, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true });
     try {
       await delivered;
       expect(hook.received).toHaveLength(1);

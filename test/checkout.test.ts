@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireCheckouts } from '../src/modules/checkouts/expiry.js';
 import { DEFAULT_SETTINGS } from '../src/graphql/context.js';
-import { represent } from '../src/schema.js';
+import { represent } from './support/schema.js';
 import { type TestApp, newClient, send, startApp } from './support/app.js';
 
 // API.md section 7 through the real server: the public API, checkouts, coupon
@@ -330,13 +330,13 @@ describe('expiry', () => {
     await fetch(paid.next_action.url, { method: 'POST', body: 'decision=approve', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
     expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(2);
     const later = new Date(Date.now() + (DEFAULT_SETTINGS.checkoutExpiryMinutes + 1) * 60_000);
-    expect(await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, new Date(Date.now() + 60_000))).toBe(0);
-    expect(await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, later)).toBeGreaterThanOrEqual(1);
+    expect(await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, { now: new Date(Date.now() + 60_000) })).toBe(0);
+    expect(await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, { now: later })).toBeGreaterThanOrEqual(1);
     expect((await pub(`/checkouts/${pending.checkout_id}`)).body.status).toBe('canceled');
     expect((await pub(`/checkouts/${paid.checkout_id}`)).body.status).toBe('paid');
     expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
     // Once is all: a second run finds nothing of this workspace to cancel.
-    await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, later);
+    await expireCheckouts(app.database.prisma, represent, DEFAULT_SETTINGS, { now: later });
     expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { getNamedType, isInputObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { restRoutes } from '../src/modules/index.js';
 import { compileDocument } from '../src/rest/documents.js';
 import { snakeCase } from '../src/validation/messages.js';

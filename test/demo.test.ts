@@ -167,7 +167,7 @@ describe('cli demo', () => {
     const failing = (line: string) => {
       if (/deals/.test(line)) throw new Error('stopped on purpose');
     };
-    await expect(loadDemo(app.database.prisma, name, failing)).rejects.toThrow('stopped on purpose');
+    await expect(loadDemo(app.database.prisma, app.service.represent, name, failing)).rejects.toThrow('stopped on purpose');
     expect(await app.database.prisma.workspace.count({ where: { name } })).toBe(0);
     expect(await app.database.prisma.user.count({ where: { workspace: { name } } })).toBe(0);
   });

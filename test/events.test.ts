@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstIdAt } from '../src/db/ids.js';
 import { purgeEvents } from '../src/events/retention.js';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { startBackgroundWork } from '../src/jobs/background.js';
 import { restRoutes } from '../src/modules/index.js';
 import { type Client, type Reply, type TestApp, countStatements, newClient, startApp } from './support/app.js';
@@ -662,7 +662,7 @@ describe('retention', () => {
     await app.database.prisma.event.create({
       data: { id: '00ZZZZZZZZZZZZZZZZZZZZZZZZ', workspaceId: other.workspaceId, type: 'user.created', resource: 'user', recordId: 'x', actor: '{"type":"cli"}', data: '{}', createdAt: new Date(Date.now() - 3 * 86_400_000) },
     });
-    const background = startBackgroundWork(app.database, { EVENT_RETENTION_DAYS: 2 });
+    const background = startBackgroundWork(app.service, { EVENT_RETENTION_DAYS: 2 });
     await expect.poll(() => app.database.prisma.event.count({ where: { workspaceId: other.workspaceId } }), { timeout: 10_000, interval: 20 }).toBe(0);
     await background.stop();
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGate } from '../src/auth/gate.js';
 import { BoundedCache } from '../src/http/bounded-cache.js';
 import { createGraphQL } from '../src/graphql/yoga.js';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { DOCUMENT_LIMITS } from '../src/graphql/document-limits.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, validate } from 'graphql';
 import { createKey } from '../src/auth/api-keys.js';
 import { GRAPHIQL_TABS } from '../src/graphql/yoga.js';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';
 import { startProcess } from './support/process.js';

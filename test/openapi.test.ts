@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputRules } from '../src/graphql/inputs.js';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { publicRoutes, restRoutes } from '../src/modules/index.js';
 import { buildOpenApiDocument } from '../src/openapi/document.js';
 import type { RestRoute } from '../src/rest/route.js';

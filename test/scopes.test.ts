@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, hashKey } from '../src/auth/api-keys.js';
 import { ANY_RESOURCE, SCOPE_RESOURCES, type Scope, parseScopes, routeScope } from '../src/auth/scopes.js';
 import { newId } from '../src/db/ids.js';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { restRoutes } from '../src/modules/index.js';
 import { type TestApp, send, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';

@@ -13,7 +13,7 @@ import {
   isScalarType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../src/schema.js';
+import { schema } from './support/schema.js';
 import { restRoutes } from '../src/modules/index.js';
 import { compileDocument } from '../src/rest/documents.js';
 import type { RestRoute } from '../src/rest/route.js';

@@ -326,6 +326,26 @@ describe('deliveries', () => {
     }
   });
 
+  it("a service's own commits wake its delivery worker: a write's delivery and a retry are attempted with no poll between", async () => {
+    // The worker looks for due deliveries at its start, then only when woken: a commit of this service that queued some.
+    const quiet = await isolatedApp('wake', { WEBHOOK_RETRY_SCHEDULE: [], webhookPollMs: 3_600_000 });
+    try {
+      const client = await newClient(quiet);
+      let healthy = false;
+      const hook = await receiver(() => (healthy ? { status: 200 } : { status: 500 }));
+      const { id } = await endpoint(client, hook.url);
+      expect((await client.post('/contacts', { first_name: 'W', email: 'w@example.com' })).status).toBe(201);
+      await expect.poll(() => hook.received.length, { timeout: 30_000, interval: 20 }).toBe(1);
+      const [failed] = await settled(client, id, 1);
+      expect(failed.status).toBe('failed');
+      healthy = true;
+      expect((await client.post(`/webhook-deliveries/${failed.id}/retry`)).status).toBe(200);
+      await expect.poll(() => hook.received.length, { timeout: 30_000, interval: 20 }).toBe(2);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('retry attempts a delivery again at once; a failed one becomes pending', async () => {
     const client = await newClient(app);
     let healthy = false;

@@ -16,6 +16,7 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { listen } from '../../src/serve.js';
+import { composeService } from '../../src/service.js';
 import { openSqliteFile } from '../../src/db/sqlite-adapter.js';
 import { encodeCursor } from '../../src/graphql/cursors.js';
 import { parseSort, sortText } from '../../src/graphql/sorting.js';
@@ -201,7 +202,7 @@ async function cursorCases(client: Sql, middle: number, rows: number): Promise<C
  */
 async function explainPlans(key: string, list: Case[]): Promise<string[]> {
   const database = await openDatabase(target, { statements: true });
-  const server = await listen(database, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'warn' });
+  const server = await listen(composeService(database), { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'warn' });
   const out: string[] = [];
   try {
     for (const [label, path, body] of list) {

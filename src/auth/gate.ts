@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
-import { type Admission, type Context, DEFAULT_SETTINGS, type EventFeed, type Settings, createContext } from '../graphql/context.js';
+import { type Admission, type Context, DEFAULT_SETTINGS, type DeliveriesQueued, type EventFeed, type Settings, createContext } from '../graphql/context.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from '../http/rate-limit.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { logError } from '../log.js';
@@ -57,10 +57,13 @@ export function rateLimitCounter(store: RateLimitStore, limit: number, what: str
 export function createGate(
   database: Database,
   rateLimitPerMinute: number,
-  store?: RateLimitStore,
-  keyRecheckMs?: number,
-  settings: Settings = DEFAULT_SETTINGS,
-  live?: EventFeed,
+  {
+    store,
+    keyRecheckMs,
+    settings = DEFAULT_SETTINGS,
+    live,
+    deliveries,
+  }: { store?: RateLimitStore; keyRecheckMs?: number; settings?: Settings; live?: EventFeed; deliveries?: DeliveriesQueued } = {},
 ) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = rateLimitCounter(limiter, limiter.limit, 'rate limit');
@@ -94,6 +97,7 @@ export function createGate(
         origin: new URL(request.url).origin,
         settings,
         live,
+        deliveries,
       }),
     };
   };

@@ -4,9 +4,9 @@ import { newId } from '../db/ids.js';
 import { searchText } from '../db/search.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { saveEvents } from '../events/outbox.js';
+import type { Represent } from '../events/representation.js';
 import { EventRecorder } from '../events/recorder.js';
 import { createContext } from '../graphql/context.js';
-import { represent } from '../schema.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
 import { workspaceNamed } from '../db/workspaces.js';
 
@@ -334,7 +334,7 @@ export async function countDemoRows(db: Db | Tx, workspaceId: string): Promise<R
 }
 
 /** Inserts the whole data set; runs inside loadDemo's transaction. */
-async function insertDemo(tx: Tx, workspaceName: string, log: (line: string) => void): Promise<DemoResult> {
+async function insertDemo(tx: Tx, represent: Represent, workspaceName: string, log: (line: string) => void): Promise<DemoResult> {
   const workspace = await workspaceNamed(tx as Db, workspaceName);
   const workspaceId = workspace.id;
   // Everything below is written through the event recorder: one event per record, in this transaction.
@@ -555,7 +555,7 @@ const BUSY_WAIT_MS = 250;
  * the same way: the loser's insert of that user hits the unique index (PostgreSQL) or
  * the write lock (SQLite), rolls back, and then finds the winner's data.
  */
-export async function loadDemo(prisma: Db, workspaceName: string, log: (line: string) => void): Promise<DemoResult> {
+export async function loadDemo(prisma: Db, represent: Represent, workspaceName: string, log: (line: string) => void): Promise<DemoResult> {
   const alreadyThere = async (): Promise<DemoResult | undefined> => {
     const marker = await prisma.user.findFirst({ where: { email: MARKER_EMAIL, workspace: { name: workspaceName } }, select: { workspaceId: true } });
     if (!marker) return undefined;
@@ -567,7 +567,7 @@ export async function loadDemo(prisma: Db, workspaceName: string, log: (line: st
     const existing = await alreadyThere();
     if (existing) return existing;
     try {
-      return await prisma.$transaction((tx) => insertDemo(tx, workspaceName, log), { timeout: 60_000, maxWait: 10_000 });
+      return await prisma.$transaction((tx) => insertDemo(tx, represent, workspaceName, log), { timeout: 60_000, maxWait: 10_000 });
     } catch (error) {
       if (isBusy(error) && attempt < BUSY_RETRIES) {
         log(`The database is busy; trying again (${attempt}/${BUSY_RETRIES - 1})...`);

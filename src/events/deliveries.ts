@@ -1,6 +1,6 @@
 import { newId } from '../db/ids.js';
 import { workspaceOf } from '../db/tenancy.js';
-import type { Context } from '../graphql/context.js';
+import type { Context, DeliveriesQueued } from '../graphql/context.js';
 import type { EventRow } from './recorder.js';
 import { typeMatches } from './resources.js';
 
@@ -55,15 +55,21 @@ export function deliveryRow(event: StoredEvent, endpointId: string, now: Date) {
   };
 }
 
-// This process's delivery worker listens here: a commit that queued deliveries wakes it
-// at once instead of at its next poll.
-const listeners = new Set<() => void>();
+/**
+ * A serving process's word that a commit queued deliveries: its delivery worker listens,
+ * and so attempts them at once instead of at its next poll. One per service (made by the
+ * composition root, src/service.ts), carried by the contexts its writes run in.
+ */
+export class DeliverySignal implements DeliveriesQueued {
+  readonly #listeners = new Set<() => void>();
 
-export function onDeliveriesQueued(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+  /** Calls `listener` on each `queued`, until the returned function is called. */
+  listen(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 
-export function deliveriesQueued(): void {
-  for (const listener of listeners) listener();
+  readonly queued = (): void => {
+    for (const listener of this.#listeners) listener();
+  };
 }

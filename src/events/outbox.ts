@@ -5,7 +5,7 @@ import type { Actor } from '../graphql/context.js';
 import { EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
 import { newId } from '../db/ids.js';
-import { activeEndpoints, deliveriesOf, deliveriesQueued, eventPayload } from './deliveries.js';
+import { activeEndpoints, deliveriesOf, eventPayload } from './deliveries.js';
 import { indexForSearch } from '../search/index-writer.js';
 
 /**
@@ -14,7 +14,7 @@ import { indexForSearch } from '../search/index-writer.js';
  * before it commits (no change without its event, no event without its change). A
  * write that lost a race runs again. The events are queued for the workspace's
  * subscribed webhook endpoints in the same transaction, the search index is brought up
- * to date in it too, and this process's delivery worker is woken once it commits.
+ * to date in it too, and the context's delivery worker (`deliveries`) is woken once it commits.
  */
 export async function writeWithEvents<T>(
   context: Context,
@@ -39,7 +39,7 @@ export async function writeWithEvents<T>(
     const result = await work(recorder.client(db));
     const { events, deliveries } = await saveEvents(db, recorder);
     await indexForSearch(db, events);
-    if (deliveries > 0) context.afterCommit!(deliveriesQueued);
+    if (deliveries > 0 && context.deliveries) context.afterCommit!(context.deliveries.queued);
     return { result, events };
   }).finally(() => {
     context.afterCommit = outer;

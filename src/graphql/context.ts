@@ -42,6 +42,11 @@ export interface EventFeed {
   ready(): Promise<void>;
 }
 
+/** Where a write says that it queued webhook deliveries, once it has committed (src/events/deliveries.ts's DeliverySignal). */
+export interface DeliveriesQueued {
+  queued(): void;
+}
+
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
 export interface Context {
   db: ScopedDb;
@@ -70,6 +75,8 @@ export interface Context {
   cache?: Map<string, Promise<unknown>>;
   /** The live tail of the event log, for the `events` subscription and the REST stream (the service's; absent in the command line). */
   live?: EventFeed;
+  /** The service's delivery worker's signal, given after a commit that queued deliveries (absent where no worker runs: the command line). */
+  deliveries?: DeliveriesQueued;
 }
 
 /** What a gate decides for a request: the context to run it in, or the answer that refuses it. */
@@ -89,12 +96,12 @@ export function createContext(
   prisma: Db,
   workspace: Context['workspace'],
   actor: Actor,
-  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live'>> = {},
+  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live' | 'deliveries'>> = {},
 ): Context {
   const { db = scopeToWorkspace(prisma, workspace.id), requestId = '', settings = DEFAULT_SETTINGS, ...rest } = options;
   return { db, workspace, actor, requestId, settings, ...rest };
 }
 
 /** The context of the service's own writes (background work: webhook auto-disable, checkout expiry), recorded with actor `system`. */
-export const systemContext = (prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS): Context =>
-  createContext(prisma, workspace, { type: 'system' }, { settings });
+export const systemContext = (prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS, deliveries?: DeliveriesQueued): Context =>
+  createContext(prisma, workspace, { type: 'system' }, { settings, deliveries });

@@ -1,11 +1,9 @@
 import { type Config, loadConfig } from '../config.js';
-import type { Database } from '../db/client.js';
 import type { Metrics } from '../http/metrics.js';
 import { listCountCompactionLoop } from '../db/list-counts.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
-import { represent } from '../schema.js';
-import { onDeliveriesQueued } from '../events/deliveries.js';
+import type { Service } from '../service.js';
 import { createDeliveryWorker } from '../webhooks/worker.js';
 import { type RunningLoops, startLoops } from './loops.js';
 
@@ -24,13 +22,14 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
  * Every loop a serving process runs beside its requests (each process of a cluster, each
  * instance on one database): the event purge, the fold of the list counters' slots, the checkout expiry and,
  * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
- * process's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
+ * service's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
-export function startBackgroundWork(database: Database, config: BackgroundConfig, metrics?: Metrics): Pick<RunningLoops, 'stop'> {
+export function startBackgroundWork(service: Service, config: BackgroundConfig, metrics?: Metrics): Pick<RunningLoops, 'stop'> {
+  const { database, represent, deliveries } = service;
   // What the caller leaves out is the environment's default (config.ts holds each one once).
   const settings = { ...DEFAULTS, ...config };
   const worker = settings.WEBHOOKS_DELIVER
-    ? createDeliveryWorker(database.background, represent, {
+    ? createDeliveryWorker(database.background, represent, deliveries, {
         timeoutMs: settings.WEBHOOK_TIMEOUT_SECONDS * 1000,
         scheduleSeconds: settings.WEBHOOK_RETRY_SCHEDULE,
         disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
@@ -43,11 +42,11 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
       })
     : undefined;
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),
-    checkoutExpiryLoop(database.background, represent, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
+    checkoutExpiryLoop(database.background, represent, deliveries, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake((now) => loops.wake('webhook-deliveries', now));
-  const unsubscribe = worker ? onDeliveriesQueued(wake) : () => {};
+  const unsubscribe = worker ? deliveries.listen(wake) : () => {};
   return {
     async stop() {
       unsubscribe();

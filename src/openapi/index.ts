@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { GraphQLSchema } from 'graphql';
 import { inputRules } from '../graphql/inputs.js';
-import { schema } from '../schema.js';
 import { publicRoutes, restRoutes } from '../modules/index.js';
 import { type OpenApiDocument, buildOpenApiDocument } from './document.js';
 
@@ -8,7 +8,11 @@ export { type OpenApiDocument, buildOpenApiDocument };
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-let built: OpenApiDocument | undefined;
+const built = new WeakMap<GraphQLSchema, OpenApiDocument>();
 
-/** This service's document, from the real schema, route table and rules; built once (it is deterministic). */
-export const openApiDocument = (): OpenApiDocument => (built ??= buildOpenApiDocument({ schema, routes: restRoutes, publicRoutes, inputRules, version }));
+/** This service's document, from its schema, the route table and the rules; built once per schema (it is deterministic). */
+export function openApiDocument(schema: GraphQLSchema): OpenApiDocument {
+  let document = built.get(schema);
+  if (!document) built.set(schema, (document = buildOpenApiDocument({ schema, routes: restRoutes, publicRoutes, inputRules, version })));
+  return document;
+}

@@ -5,6 +5,8 @@ import { resolveDatabase } from '../../src/db/database-url.js';
 import { newId } from '../../src/db/ids.js';
 import { type BackgroundConfig, startBackgroundWork } from '../../src/jobs/background.js';
 import { type ListenConfig, listen } from '../../src/serve.js';
+import { type Service, composeService } from '../../src/service.js';
+import { serviceSchema } from './schema.js';
 import { type Reply, send } from './http.js';
 import { databaseUrl } from './file-database.js';
 
@@ -13,6 +15,8 @@ export { type Reply, send };
 export interface TestApp {
   url: string;
   database: Database;
+  /** The parts the app was composed from (src/service.ts): background work a test starts beside it takes them too. */
+  service: Service;
   provider: 'sqlite' | 'postgresql';
   close(): Promise<void>;
 }
@@ -32,11 +36,13 @@ export async function startApp(
   const database = await openDatabase(target, { statements: true, timings: options.server?.METRICS_TOKEN !== undefined });
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
-  const running = await listen(database, config);
-  const background = options.background && startBackgroundWork(database, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, ...options.background }, running.metrics);
+  const service = composeService(database, serviceSchema);
+  const running = await listen(service, config);
+  const background = options.background && startBackgroundWork(service, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, ...options.background }, running.metrics);
   return {
     url: running.url,
     database,
+    service,
     provider: target.provider,
     async close() {
       await Promise.all([running.close(), background?.stop()]);

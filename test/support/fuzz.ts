@@ -41,7 +41,7 @@ import {
 import { createKey } from '../../src/auth/api-keys.js';
 import type { Database } from '../../src/db/client.js';
 import { newId } from '../../src/db/ids.js';
-import { schema } from '../../src/schema.js';
+import { schema } from './schema.js';
 import { restRoutes } from '../../src/modules/index.js';
 import { compileDocument } from '../../src/rest/documents.js';
 import type { RestRoute } from '../../src/rest/route.js';

@@ -11,7 +11,7 @@ import { newRow } from '../../db/tenancy.js';
 import { parseInput } from '../../validation/parse.js';
 import { typeMatches } from '../../events/resources.js';
 import { MAX_WEBHOOK_URL_LENGTH, checkWebhookUrl } from '../../webhooks/address-guard.js';
-import { deliveriesQueued, deliveryRow, endpointPatterns } from '../../events/deliveries.js';
+import { deliveryRow, endpointPatterns } from '../../events/deliveries.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
 import {
   CreateWebhookEndpointInput,
@@ -108,7 +108,10 @@ async function urlErrors(ctx: Context, url: unknown): Promise<FieldErrors> {
 const endpointExists = (ctx: Context, id: string) => orNotFound(ctx.db.webhookEndpoint.findUnique({ where: { id }, select: { id: true } }), 'Webhook endpoint');
 
 /** The delivery worker of this process starts at once, after the commit. */
-const wakeAfterCommit = (ctx: Context) => (ctx.afterCommit ? ctx.afterCommit(deliveriesQueued) : deliveriesQueued());
+const wakeAfterCommit = (ctx: Context) => {
+  const wake = ctx.deliveries?.queued;
+  if (wake) (ctx.afterCommit ?? ((fn) => fn()))(wake);
+};
 
 builder.queryFields((t) => ({
   webhookEndpoint: t.prismaField({

@@ -106,6 +106,12 @@ describe('cli demo', () => {
       ['Hiroshi', 'hiroshi.tanaka@sakurafoods.example', { tier: 'gold', newsletter: false }],
     ]);
 
+    // The search across records finds the demo's records as it finds any written through the API.
+    const searched = await api('/search?q=tanaka');
+    expect(searched.body.data.map((h: any) => [h.type, h.title, h.subtitle])).toEqual([['contacts', 'Hiroshi Tanaka', 'hiroshi.tanaka@sakurafoods.example']]);
+    const everyType = await api('/search?q=a&per_page=50');
+    expect(new Set(everyType.body.data.map((h: any) => h.type)).size).toBeGreaterThanOrEqual(3);
+
     const products = await api('/products');
     expect(products.body.total).toBe(6);
     expect(new Set(products.body.data.map((p: any) => p.currency))).toEqual(new Set(['USD', 'EUR', 'JPY']));

@@ -38,7 +38,6 @@ export async function writeWithEvents<T>(
     const recorder = new EventRecorder(represent, { ...context, db, scopes: undefined }, origin);
     const result = await work(recorder.client(db));
     const { events, deliveries } = await saveEvents(db, recorder);
-    await indexForSearch(db, events);
     if (deliveries > 0 && context.deliveries) context.afterCommit!(context.deliveries.queued);
     return { result, events };
   }).finally(() => {
@@ -56,9 +55,10 @@ const OUTBOX_COLUMNS = [...EVENT_COLUMNS, 'payload', 'deliveries'] as const;
  * Inserts what `recorder` recorded, and its deliveries to the workspace's subscribed
  * endpoints, with the transaction's client `db`, in one INSERT: into Event, or, when
  * some endpoint subscribes, into the view EventOutbox, whose trigger writes each event
- * and its deliveries. The REST objects and the endpoints are read at once: a
- * transaction holds its locks (on SQLite, the database's one writer) for as few round
- * trips as can be.
+ * and its deliveries; then brings the search index up to date with the records the
+ * events carry. The REST objects and the endpoints are read at once: a transaction
+ * holds its locks (on SQLite, the database's one writer) for as few round trips as can be.
+ * Whatever records events (a write, the demo) keeps the index with them.
  */
 export async function saveEvents(db: Context['db'], recorder: EventRecorder): Promise<{ events: EventRow[]; deliveries: number }> {
   if (!recorder.wroteAnything) return { events: [], deliveries: 0 };
@@ -66,6 +66,7 @@ export async function saveEvents(db: Context['db'], recorder: EventRecorder): Pr
   const deliveries = deliveriesOf(events, endpoints);
   if (deliveries.size === 0) {
     await insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c])));
+    await indexForSearch(db, events);
     return { events, deliveries: 0 };
   }
   const rows = events.map((e) => {
@@ -73,5 +74,6 @@ export async function saveEvents(db: Context['db'], recorder: EventRecorder): Pr
     return [...EVENT_COLUMNS.map((c) => e[c]), to ? eventPayload(e) : null, to ? JSON.stringify(to.map((endpointId) => [newId(), endpointId])) : null];
   });
   await insertRows(db, 'EventOutbox', OUTBOX_COLUMNS, rows);
+  await indexForSearch(db, events);
   return { events, deliveries: [...deliveries.values()].reduce((n, to) => n + to.length, 0) };
 }

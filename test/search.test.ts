@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/api-keys.js';
+import { indexUnindexedRecords } from '../src/search/backfill.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 
 let app: TestApp;
@@ -43,6 +44,27 @@ describe('GET /search', () => {
     const marker = `w${api.workspaceId.toLowerCase()}`;
     for (const q of ['w', marker.slice(0, 3), marker, `${marker}%20ada`]) expect([q, ids(await search(api, `q=${q}`))]).toEqual([q, []]);
     expect(ids(await search(api, 'q=ada'))).toEqual([ada.id]);
+  });
+
+  it('indexes the records that have no entry (written before the index existed): once, in the background of a serving process', async () => {
+    const api = await newClient(app);
+    const ada = await contact(api, { first_name: 'Backfilled', email: 'old@before.example' });
+    const company = (await api.post('/companies', { name: 'Backfilled company' })).body;
+    await app.database.prisma.$executeRawUnsafe(`DELETE FROM "SearchEntry" WHERE "id" IN ('${ada.id}', '${company.id}')`);
+    expect(ids(await search(api, 'q=backfilled'))).toEqual([]);
+    expect(await indexUnindexedRecords(app.database.prisma, app.service.represent)).toBe(2);
+    const page = await search(api, 'q=backfilled');
+    // The contact's first name is the query (an exact field), the company's name starts with it.
+    expect(page.data.map((h) => [h.type, h.id, h.record])).toEqual([['contacts', ada.id, ada], ['companies', company.id, company]]);
+    expect(await indexUnindexedRecords(app.database.prisma, app.service.represent)).toBe(0);
+    // A serving process does it when it starts.
+    await app.database.prisma.$executeRawUnsafe(`DELETE FROM "SearchEntry" WHERE "id" = '${ada.id}'`);
+    const serving = await startApp({ background: {} });
+    try {
+      await expect.poll(async () => ids(await search(api, 'q=old%40before.example')), { timeout: 30_000, interval: 50 }).toEqual([ada.id]);
+    } finally {
+      await serving.close();
+    }
   });
 
   it('finds an e-mail whole, by its local part and by its domain; a phone property by its digits, however written', async () => {

@@ -3,6 +3,7 @@ import type { Metrics } from '../http/metrics.js';
 import { listCountCompactionLoop } from '../db/list-counts.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
+import { searchBackfillLoop } from '../search/backfill.js';
 import type { Service } from '../service.js';
 import { createDeliveryWorker } from '../webhooks/worker.js';
 import { type RunningLoops, startLoops } from './loops.js';
@@ -20,7 +21,8 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
 
 /**
  * Every loop a serving process runs beside its requests (each process of a cluster, each
- * instance on one database): the event purge, the fold of the list counters' slots, the checkout expiry and,
+ * instance on one database): the event purge, the fold of the list counters' slots, the
+ * search index's backfill, the checkout expiry and,
  * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
  * service's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
@@ -41,7 +43,7 @@ export function startBackgroundWork(service: Service, config: BackgroundConfig, 
         lagged: metrics?.webhookDeliveryLag,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),
+  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database), searchBackfillLoop(database.background, represent),
     checkoutExpiryLoop(database.background, represent, deliveries, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');

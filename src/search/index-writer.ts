@@ -4,7 +4,7 @@ import { Prisma } from '../generated/sqlite/client.js';
 import { searchRow, searchTypeOf } from './documents.js';
 
 /** An event as the write path records it: enough to keep its record's entry current. */
-interface RecordedEvent {
+export interface RecordedEvent {
   workspaceId: string;
   type: string;
   resource: string;
@@ -15,13 +15,15 @@ interface RecordedEvent {
 
 const COLUMNS = ['id', 'workspaceId', 'type', 'title', 'subtitle', 'words', 'fields', 'record', 'createdAt'] as const;
 const UPSERT = `ON CONFLICT ("id") DO UPDATE SET ${COLUMNS.filter((c) => c !== 'id' && c !== 'workspaceId').map((c) => `"${c}" = excluded."${c}"`).join(', ')}`;
+/** The backfill's: an entry a write made meanwhile is newer than what the backfill read. */
+const ONLY_MISSING = 'ON CONFLICT ("id") DO NOTHING';
 
 /**
  * Keeps the search index as the write left the records, with the transaction's client
  * (read-your-writes: the next request finds what this one wrote): each searched record's
  * last event of the transaction rewrites its entry, or removes it when deleted.
  */
-export async function indexForSearch(db: Pick<Db, '$executeRaw'>, events: readonly RecordedEvent[]): Promise<void> {
+export async function indexForSearch(db: Pick<Db, '$executeRaw'>, events: readonly RecordedEvent[], { onlyMissing = false } = {}): Promise<void> {
   const last = new Map<string, RecordedEvent>();
   for (const event of events) if (searchTypeOf(event.resource)) last.set(event.recordId, event);
   if (last.size === 0) return;
@@ -38,5 +40,5 @@ export async function indexForSearch(db: Pick<Db, '$executeRaw'>, events: readon
     rows.push([event.recordId, event.workspaceId, type, row.title, row.subtitle, row.words, row.fields, JSON.stringify(object), new Date(String(object.created_at))]);
   }
   if (gone.length > 0) await db.$executeRaw`DELETE FROM "SearchEntry" WHERE "id" IN (${Prisma.join(gone)})`;
-  if (rows.length > 0) await insertRows(db, 'SearchEntry', COLUMNS, rows, UPSERT);
+  if (rows.length > 0) await insertRows(db, 'SearchEntry', COLUMNS, rows, onlyMissing ? ONLY_MISSING : UPSERT);
 }

@@ -118,10 +118,10 @@ function migrationList(provider: Provider) {
 /**
  * What models.prisma cannot declare, since it serves both providers, written into
  * migrations by hand and named by convention: PostgreSQL's trigram and text-search
- * indexes (`*_trgm_idx`, `*_fts_idx`) and SQLite's FTS5 tables (`*_fts`, with the shadow
+ * indexes (`*_trgm_idx`, `*_fts_idx`), its indexes no SQLite table needs (`*_pg_idx`) and SQLite's FTS5 tables (`*_fts`, with the shadow
  * tables FTS5 makes, `*_fts_data` and so on). The engine, not knowing them, would drop them.
  */
-const HAND_WRITTEN_DROP = [/^-- DropIndex\nDROP INDEX "\w+_(trgm|fts)_idx";$/, /^-- DropTable\nPRAGMA foreign_keys=off;\nDROP TABLE "\w+_fts(_\w+)?";\nPRAGMA foreign_keys=on;$/];
+const HAND_WRITTEN_DROP = [/^-- DropIndex\nDROP INDEX "\w+_(trgm|fts|pg)_idx";$/, /^-- DropTable\nPRAGMA foreign_keys=off;\nDROP TABLE "\w+_fts(_\w+)?";\nPRAGMA foreign_keys=on;$/];
 
 /**
  * The SQL from the database the provider's migrations build to the one models.prisma

@@ -120,4 +120,27 @@ describe('the checkout_amounts migration', () => {
         : sql(fresh.url, `SELECT "id" FROM "SearchEntry" WHERE to_tsvector('simple', "words") @@ to_tsquery('simple', '${match}:*') ORDER BY "id"`);
     expect([await found('xlove'), await found('love'), await found('ww1')]).toEqual([[{ id: 'e1' }], [], [{ id: 'e1' }, { id: 'e2' }]]);
   });
+
+  it("adds the rank's tokens to the search index's entries made before it: each field's first word, each one-word field", async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    const target = resolveDatabase(fresh.url);
+    const names = migrationFiles(target.provider).map((f) => f.name);
+    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_search_rank_words'))!).at(-1)! });
+    const now = "'2026-11-20T10:00:00.000Z'";
+    await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('W1', 'w', ${now})`);
+    // Fields one per line, written here with `|` for the line breaks.
+    const newline = target.provider === 'sqlite' ? 'char(10)' : 'chr(10)';
+    for (const [id, words, fields] of [['e1', 'ww1 xada xlovelace', '|ada lovelace|ada|lovelace|'], ['e2', 'ww1', '||']]) {
+      await sql(fresh.url, `INSERT INTO "SearchEntry" ("id", "workspaceId", "type", "title", "words", "fields", "record", "createdAt") VALUES ('${id}', 'W1', 'contacts', 'T', '${words}', replace('${fields}', '|', ${newline}), '{}', ${now})`);
+    }
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_search_rank_words$/));
+    const tokens = async () => Object.fromEntries((await sql(fresh.url, `SELECT "id", "words" FROM "SearchEntry" ORDER BY "id"`)).map((r) => [r.id, [...new Set(String(r.words).split(' '))].sort()]));
+    expect(await tokens()).toEqual({ e1: ['ww1', 'xada', 'xlovelace', 'yada', 'ylovelace', 'zada', 'zlovelace'], e2: ['ww1'] });
+    const found = (token: string) =>
+      target.provider === 'sqlite'
+        ? sql(fresh.url, `SELECT e."id" FROM "SearchEntry_fts" f JOIN "SearchEntry" e ON e."rowid" = f."rowid" WHERE "SearchEntry_fts" MATCH '"${token}"'`)
+        : sql(fresh.url, `SELECT "id" FROM "SearchEntry" WHERE to_tsvector('simple', "words") @@ to_tsquery('simple', '${token}')`);
+    expect([await found('zada'), await found('yada'), await found('yl')]).toEqual([[{ id: 'e1' }], [{ id: 'e1' }], []]);
+  });
 });

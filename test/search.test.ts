@@ -149,6 +149,33 @@ describe('GET /search', () => {
     expect([other.status, other.body.errors]).toEqual([422, { cursor: ['The cursor is invalid: it was not given by this search.'] }]);
   });
 
+  it('walks across the tiers by cursor, forwards and back, for one word and for several', async () => {
+    const api = await newClient(app);
+    const make = async (body: Record<string, unknown>) => (await contact(api, { email: `${Math.random().toString(36).slice(2)}@t.example`, ...body })).id as string;
+    const c1 = await make({ first_name: 'Tier' });
+    const c2 = await make({ first_name: 'Tiers', last_name: 'X' });
+    const c3 = await make({ first_name: 'Ann', last_name: 'Tier' });
+    const c4 = await make({ first_name: 'Bob', last_name: 'Tierney' });
+    const c5 = await make({ first_name: 'Zed', email: 'x.tier@y.example' });
+    const c6 = await make({ first_name: 'Tier', last_name: 'Two' });
+    const c7 = (await api.post('/companies', { name: 'Old tier co' })).body.id as string;
+    const c8 = await make({ first_name: 'Cy', email: 'tier@z.example' });
+    const c9 = await make({ first_name: 'Tier', last_name: 'Twofold' });
+    const c10 = await make({ first_name: 'Two', last_name: 'Tier' });
+    const walk = async (q: string, perPage: number) => {
+      const pages = [await search(api, `q=${q}&per_page=${perPage}`)];
+      while (pages.at(-1)!.next_cursor) pages.push(await search(api, `q=${q}&per_page=${perPage}&cursor=${pages.at(-1)!.next_cursor}`));
+      const back = [pages.at(-1)!];
+      while (back.at(-1)!.prev_cursor) back.push(await search(api, `q=${q}&per_page=${perPage}&cursor=${back.at(-1)!.prev_cursor}`));
+      return { forward: pages.map(ids), back: back.map(ids).reverse() };
+    };
+    // An exact field (newer first), then a field's start, then a word inside.
+    const oneWord = [[c10, c9, c8], [c6, c3, c1], [c4, c2, c7], [c5]];
+    expect(await walk('tier', 3)).toEqual({ forward: oneWord, back: oneWord });
+    const twoWords = [[c6], [c9], [c10]];
+    expect(await walk('tier%20two', 1)).toEqual({ forward: twoWords, back: twoWords });
+  });
+
   it('refuses bad parameters with 422', async () => {
     const api = await newClient(app);
     const cases: [string, Record<string, string[]>][] = [

@@ -128,7 +128,7 @@ try {
 
 type Case = [label: string, path: string, body?: object];
 
-/** A workspace's own word in the search index (src/search/documents.ts's `workspaceWord`; a record's words follow it behind an `x`, its `indexWord`). */
+/** A workspace's own word in the search index (src/search/documents.ts's `workspaceWord`; a record's words follow it behind an `x`, its `indexWord`, and the rank's tokens, `headWord` and `wholeWord`). */
 function searchWord(workspaceId: string): string {
   return `w${workspaceId.toLowerCase()}`;
 }
@@ -278,12 +278,12 @@ async function load(client: Sql, workspaceId: string, rows: number): Promise<voi
     // The search index as the write path would have written it (src/search/documents.ts): words, fields, the REST object.
     `INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
        SELECT ${id('01CO')}, '${ws}', 'contacts', 'First ' || i || ' Last ' || i, 'contact' || i || '@example.com',
-              '${searchWord(ws)} xfirst x' || i || ' xlast xcontact' || i || ' xexample xcom',
+              '${searchWord(ws)} xfirst x' || i || ' xlast xcontact' || i || ' xexample xcom yfirst ylast ycontact' || i || ' yexample zcontact' || i,
               E'\\nfirst ' || i || ' last ' || i || E'\\nfirst ' || i || E'\\nlast ' || i || E'\\ncontact' || i || ' example com' || E'\\ncontact' || i || E'\\nexample com\\n',
               '{"id":"' || ${id('01CO')} || '"}', ${at}
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
-       SELECT ${id('01DE')}, '${ws}', 'deals', 'Deal ' || i, 'Stage ' || (1 + i % 5), '${searchWord(ws)} xdeal x' || i, E'\\ndeal ' || i || E'\\n', '{"id":"' || ${id('01DE')} || '"}', ${at}
+       SELECT ${id('01DE')}, '${ws}', 'deals', 'Deal ' || i, 'Stage ' || (1 + i % 5), '${searchWord(ws)} xdeal x' || i || ' ydeal', E'\\ndeal ' || i || E'\\n', '{"id":"' || ${id('01DE')} || '"}', ${at}
        FROM generate_series(1, ${rows}) i`,
   ];
   for (const statement of statements) {
@@ -324,11 +324,11 @@ async function loadSqlite(client: Sql, workspaceId: string, rows: number): Promi
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', ${now}, ${now} FROM s`,
     `${series(rows)} INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
        SELECT ${id('01CO')}, '${ws}', 'contacts', 'First ' || i || ' Last ' || i, 'contact' || i || '@example.com',
-              '${searchWord(ws)} xfirst x' || i || ' xlast xcontact' || i || ' xexample xcom',
+              '${searchWord(ws)} xfirst x' || i || ' xlast xcontact' || i || ' xexample xcom yfirst ylast ycontact' || i || ' yexample zcontact' || i,
               char(10) || 'first ' || i || ' last ' || i || char(10) || 'first ' || i || char(10) || 'last ' || i || char(10) || 'contact' || i || ' example com' || char(10) || 'contact' || i || char(10) || 'example com' || char(10),
               '{"id":"' || ${id('01CO')} || '"}', ${at} FROM s`,
     `${series(rows)} INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")
-       SELECT ${id('01DE')}, '${ws}', 'deals', 'Deal ' || i, 'Stage ' || (1 + i % 5), '${searchWord(ws)} xdeal x' || i, char(10) || 'deal ' || i || char(10), '{"id":"' || ${id('01DE')} || '"}', ${at} FROM s`,
+       SELECT ${id('01DE')}, '${ws}', 'deals', 'Deal ' || i, 'Stage ' || (1 + i % 5), '${searchWord(ws)} xdeal x' || i || ' ydeal', char(10) || 'deal ' || i || char(10), '{"id":"' || ${id('01DE')} || '"}', ${at} FROM s`,
   ];
   for (const statement of statements) {
     const begin = performance.now();

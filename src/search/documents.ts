@@ -70,11 +70,24 @@ export const workspaceWord = (workspaceId: string) => `w${workspaceId.toLowerCas
  */
 export const indexWord = (word: string) => `x${word}`;
 
+/** A field's first word, as the index stores it beside the words: a query word that starts a field (the rank's tier 1) is found by it. */
+export const headWord = (word: string) => `y${word}`;
+
+/** A field of one word, as the index stores it beside the words: a one-word query equal to a field (the rank's tier 0) is found by it. */
+export const wholeWord = (word: string) => `z${word}`;
+
 /** A record's row of SearchEntry: `words` for the full-text index, `fields` (one per line, framed by newlines) for the rank. */
 export function searchRow(type: SearchType, workspaceId: string, object: RestObject) {
   const document = DOCUMENTS[type](object);
   const fields = [...new Set(document.fields.map(fieldKey).filter(Boolean))];
-  const words = new Set([workspaceWord(workspaceId), ...[...fields.flatMap((f) => f.split(' ')), ...document.extraWords].map(indexWord)]);
+  const heads = fields.map((f) => f.split(' ')[0]!);
+  const wholes = fields.filter((f) => !f.includes(' '));
+  const words = new Set([
+    workspaceWord(workspaceId),
+    ...[...fields.flatMap((f) => f.split(' ')), ...document.extraWords].map(indexWord),
+    ...heads.map(headWord),
+    ...wholes.map(wholeWord),
+  ]);
   return { title: document.title, subtitle: document.subtitle, words: [...words].join(' '), fields: `\n${fields.join('\n')}\n` };
 }
 

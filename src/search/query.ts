@@ -3,7 +3,7 @@ import { workspaceOf } from '../db/tenancy.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import { type Cursor, decodeCursor, encodeCursor } from '../graphql/cursors.js';
 import type { OrderKey } from '../graphql/sorting.js';
-import { indexWord, workspaceWord, type SearchType } from './documents.js';
+import { type SearchType, headWord, indexWord, wholeWord, workspaceWord } from './documents.js';
 
 /** A match: its entry, and its rank's tier (0: a field is the query, 1: a field starts with it, 2: words inside a field). */
 export interface SearchHit {
@@ -15,14 +15,25 @@ export interface SearchHit {
   record: string;
   tier: number;
   createdAt: Date;
+  /** SQLite: the entry's rowid, the order of the index (see `KEYS`). */
+  rank?: number;
 }
 
-/** The rank: tier, then newer first, then id; a cursor carries these three. */
-const KEYS: OrderKey[] = [
-  { name: 'tier', field: 'tier', type: 'Int', nullable: false, desc: false, nullsFirst: false },
-  { name: 'created_at', field: 'createdAt', type: 'DateTime', nullable: false, desc: true, nullsFirst: false },
-  { name: 'id', field: 'id', type: 'String', nullable: false, desc: true, nullsFirst: false },
-];
+type Provider = 'sqlite' | 'postgresql';
+type Tier = 0 | 1 | 2;
+const TIERS: readonly Tier[] = [0, 1, 2];
+
+const key = (name: string, field: string, type: OrderKey['type']): OrderKey => ({ name, field, type, nullable: false, desc: true, nullsFirst: false });
+/**
+ * The rank: tier, then newer first. Within a tier each database walks its index newest
+ * first and stops at the page's end, never ranking every match: SQLite's full-text table
+ * in rowid order (the order entries were written: a record's entry is written with it),
+ * PostgreSQL's entries by creation time and id. A cursor carries the tier and that key.
+ */
+const KEYS: Record<Provider, OrderKey[]> = {
+  sqlite: [key('tier', 'tier', 'Int'), key('rank', 'rank', 'Int')],
+  postgresql: [key('tier', 'tier', 'Int'), key('created_at', 'createdAt', 'DateTime'), key('id', 'id', 'String')],
+};
 
 export interface SearchRequest {
   /** The query's words (`queryWords`), each matched as a prefix of a record's word; all must match. */
@@ -44,51 +55,97 @@ export interface SearchPage {
 const cursorScope = (request: SearchRequest) => `${request.words.join(' ')}|${request.types.join(',')}`;
 
 /** The cursor, if it was made for this query; `null` when it is not one (a 422 for the caller). */
-export function readCursor(request: SearchRequest): Cursor | null | undefined {
+export function readCursor(request: SearchRequest, provider: Provider): Cursor | null | undefined {
   if (!request.cursor) return undefined;
-  return decodeCursor(request.cursor, 'search', KEYS, cursorScope(request)) ?? null;
+  return decodeCursor(request.cursor, 'search', KEYS[provider], cursorScope(request)) ?? null;
 }
+
+/** A word of a full-text query: a token of the index, whole or as a prefix, required or excluded. */
+interface Term {
+  token: string;
+  prefix?: boolean;
+  not?: boolean;
+}
+
+/**
+ * One tier's matches: full-text terms (the tokens of documents.ts name a field's first
+ * word and a one-word field, so a one-word query's tiers are the index's own), and for a
+ * query of several words the field test that tells its tiers apart among the matches.
+ */
+function tierQuery(words: string[], workspaceId: string, tier: Tier): { terms: Term[]; fields?: Prisma.Sql } {
+  const base: Term[] = [{ token: workspaceWord(workspaceId) }, ...words.map((w) => ({ token: indexWord(w), prefix: true }))];
+  const [first] = words as [string];
+  if (words.length === 1) {
+    if (tier === 0) return { terms: [...base, { token: wholeWord(first) }] };
+    if (tier === 1) return { terms: [...base, { token: headWord(first), prefix: true }, { token: wholeWord(first), not: true }] };
+    return { terms: [...base, { token: headWord(first), prefix: true, not: true }] };
+  }
+  const phrase = words.join(' ');
+  const exact = Prisma.sql`e."fields" LIKE ${`%\n${phrase}\n%`}`;
+  const start = Prisma.sql`e."fields" LIKE ${`%\n${phrase}%`}`;
+  // A field starting with the phrase starts with its first word, whole.
+  const head = { token: headWord(first) };
+  if (tier === 0) return { terms: [...base, head], fields: exact };
+  if (tier === 1) return { terms: [...base, head], fields: Prisma.sql`${start} AND NOT ${exact}` };
+  return { terms: base, fields: Prisma.sql`NOT ${start}` };
+}
+
+/** The terms as FTS5 writes them (an exclusion last: `a b NOT c`) and as PostgreSQL's `to_tsquery` does. */
+const fts5 = (terms: Term[]) =>
+  [...terms.filter((t) => !t.not), ...terms.filter((t) => t.not)].map((t) => `${t.not ? 'NOT ' : ''}"${t.token}"${t.prefix ? '*' : ''}`).join(' ');
+const tsquery = (terms: Term[]) => terms.map((t) => `${t.not ? '!' : ''}${t.token}${t.prefix ? ':*' : ''}`).join(' & ');
 
 /**
  * One page of matches in rank order, walked by cursor forwards or back (Laravel's cursor
  * paginator, API.md section 8): every word a prefix of a word of the record, found
  * through SQLite's FTS5 table or PostgreSQL's text-search index, in the workspace only.
+ * The tiers are read one after the other, each from the cursor's position on, until the
+ * page is full: at most three statements, each stopping at the page's end.
  */
 export async function searchPage(db: Db, request: SearchRequest, position: Cursor | undefined): Promise<SearchPage> {
-  const phrase = request.words.join(' ');
-  const tier = Prisma.sql`(CASE WHEN e."fields" LIKE ${`%\n${phrase}\n%`} THEN 0 WHEN e."fields" LIKE ${`%\n${phrase}%`} THEN 1 ELSE 2 END)`;
+  const provider = providerOf(db);
+  const workspaceId = workspaceOf(db);
   const backwards = position?.forward === false;
-  // Walking back: the rows before the position, in reverse, then turned around.
-  const [later, earlier] = backwards ? ['<', '>'] : ['>', '<'];
-  const order = backwards ? Prisma.sql`ORDER BY "tier" DESC, e."createdAt" ASC, e."id" ASC` : Prisma.sql`ORDER BY "tier", e."createdAt" DESC, e."id" DESC`;
-  const conditions = [Prisma.sql`e."workspaceId" = ${workspaceOf(db)}`, Prisma.sql`e."type" IN (${Prisma.join(request.types)})`];
-  if (position) {
-    const [t, createdAt, id] = position.values as [number, Date, string];
-    conditions.push(
-      Prisma.sql`(${tier} ${Prisma.raw(later)} ${t} OR (${tier} = ${t} AND (e."createdAt" ${Prisma.raw(earlier)} ${createdAt} OR (e."createdAt" = ${createdAt} AND e."id" ${Prisma.raw(earlier)} ${id}))))`,
-    );
+  const wanted = request.perPage + 1;
+  const startTier = (position?.values[0] as Tier | undefined) ?? (backwards ? 2 : 0);
+  const tiers = backwards ? TIERS.filter((t) => t <= startTier).reverse() : TIERS.filter((t) => t >= startTier);
+  const rows: SearchHit[] = [];
+  for (const tier of tiers) {
+    const after = position && tier === startTier ? position.values.slice(1) : undefined;
+    const found = await readTier(db, provider, workspaceId, request, tier, wanted - rows.length, backwards, after);
+    rows.push(...found.map((r) => ({ ...r, tier, createdAt: new Date(r.createdAt), ...(r.rank !== undefined && { rank: Number(r.rank) }) })));
+    if (rows.length >= wanted) break;
   }
-  const columns = Prisma.sql`e."id", e."type", e."title", e."subtitle", e."record", e."createdAt", ${tier} AS "tier"`;
-  const words = [workspaceWord(workspaceOf(db)), ...request.words.map(indexWord)];
-  const rows =
-    providerOf(db) === 'sqlite'
-      ? await db.$queryRaw<SearchHit[]>`
-          SELECT ${columns} FROM "SearchEntry_fts" f JOIN "SearchEntry" e ON e."rowid" = f."rowid"
-           WHERE "SearchEntry_fts" MATCH ${words.map((w, i) => (i === 0 ? `"${w}"` : `"${w}"*`)).join(' ')} AND ${Prisma.join(conditions, ' AND ')}
-           ${order} LIMIT ${request.perPage + 1}`
-      : await db.$queryRaw<SearchHit[]>`
-          SELECT ${columns} FROM "SearchEntry" e
-           WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${words.map((w, i) => (i === 0 ? w : `${w}:*`)).join(' & ')}) AND ${Prisma.join(conditions, ' AND ')}
-           ${order} LIMIT ${request.perPage + 1}`;
   const more = rows.length > request.perPage;
-  const data = rows.slice(0, request.perPage).map((r) => ({ ...r, tier: Number(r.tier), createdAt: new Date(r.createdAt) }));
+  const data = rows.slice(0, request.perPage);
   if (backwards) data.reverse();
   const scope = cursorScope(request);
-  const cursorAt = (hit: SearchHit | undefined, forward: boolean) => (hit ? encodeCursor('search', scope, forward, KEYS, hit as unknown as Record<string, unknown>) : null);
+  const cursorAt = (hit: SearchHit | undefined, forward: boolean) => (hit ? encodeCursor('search', scope, forward, KEYS[provider], hit as unknown as Record<string, unknown>) : null);
   return {
     data,
     perPage: request.perPage,
     nextCursor: backwards || more ? cursorAt(data.at(-1), true) : null,
     prevCursor: position !== undefined && (!backwards || more) ? cursorAt(data[0], false) : null,
   };
+}
+
+/** Up to `limit` matches of one tier, newest first (oldest first walking back), past `after` (the cursor's key within the tier). */
+async function readTier(db: Db, provider: Provider, workspaceId: string, request: SearchRequest, tier: Tier, limit: number, backwards: boolean, after: unknown[] | undefined) {
+  const { terms, fields } = tierQuery(request.words, workspaceId, tier);
+  const [past, direction] = backwards ? [Prisma.raw('>'), Prisma.raw('ASC')] : [Prisma.raw('<'), Prisma.raw('DESC')];
+  const conditions = [Prisma.sql`e."workspaceId" = ${workspaceId}`, Prisma.sql`e."type" IN (${Prisma.join(request.types)})`];
+  if (fields) conditions.push(fields);
+  const columns = Prisma.sql`e."id", e."type", e."title", e."subtitle", e."record", e."createdAt"`;
+  if (provider === 'sqlite') {
+    if (after) conditions.push(Prisma.sql`f."rowid" ${past} ${after[0] as number}`);
+    return db.$queryRaw<(Omit<SearchHit, 'tier'> & { rank: number | bigint })[]>`
+      SELECT ${columns}, f."rowid" AS "rank" FROM "SearchEntry_fts" f JOIN "SearchEntry" e ON e."rowid" = f."rowid"
+       WHERE "SearchEntry_fts" MATCH ${fts5(terms)} AND ${Prisma.join(conditions, ' AND ')}
+       ORDER BY f."rowid" ${direction} LIMIT ${limit}`;
+  }
+  if (after) conditions.push(Prisma.sql`(e."createdAt", e."id") ${past} (${after[0] as Date}, ${after[1] as string})`);
+  return db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
+    SELECT ${columns} FROM "SearchEntry" e
+     WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(terms)}) AND ${Prisma.join(conditions, ' AND ')}
+     ORDER BY e."createdAt" ${direction}, e."id" ${direction} LIMIT ${limit}`;
 }

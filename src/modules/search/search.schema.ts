@@ -1,4 +1,5 @@
 import { allows, forbidden } from '../../auth/scopes.js';
+import { providerOf } from '../../db/client.js';
 import { builder } from '../../graphql/builder.js';
 import { invalid } from '../../graphql/errors.js';
 import { SEARCH_TYPE_NAMES, type SearchType } from '../../search/documents.js';
@@ -46,7 +47,7 @@ builder.queryFields((t) => ({
       if (types && !types.every(readable)) throw forbidden();
       const searched = (types ?? SEARCH_TYPE_NAMES.filter(readable)) as SearchType[];
       const request = { words: queryWords(q), types: searched, perPage, cursor };
-      const position = readCursor(request);
+      const position = readCursor(request, providerOf(ctx.db));
       if (position === null) throw invalid({ cursor: ['The cursor is invalid: it was not given by this search.'] });
       // A query of only punctuation has no word to look for: nothing matches.
       if (request.words.length === 0 || searched.length === 0) return { data: [], perPage, nextCursor: null, prevCursor: null };

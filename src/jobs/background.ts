@@ -1,7 +1,7 @@
 import { type Config, loadConfig } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Metrics } from '../http/metrics.js';
-import { listCountCompactionLoop } from '../db/list-counts.js';
+import { counterCompactionLoop } from '../db/counter-slots.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { represent } from '../schema.js';
@@ -22,9 +22,9 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
 
 /**
  * Every loop a serving process runs beside its requests (each process of a cluster, each
- * instance on one database): the event purge, the fold of the list counters' slots, the checkout expiry and,
- * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
- * process's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
+ * instance on one database): the event purge, the fold of the counters' slots (list counts
+ * and report totals), the checkout expiry and, unless WEBHOOKS_DELIVER=false, the webhook
+ * delivery worker, woken at once by this process's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
 export function startBackgroundWork(database: Database, config: BackgroundConfig, metrics?: Metrics): Pick<RunningLoops, 'stop'> {
   // What the caller leaves out is the environment's default (config.ts holds each one once).
@@ -42,7 +42,7 @@ export function startBackgroundWork(database: Database, config: BackgroundConfig
         lagged: metrics?.webhookDeliveryLag,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database),
+  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database),
     checkoutExpiryLoop(database.background, represent, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');

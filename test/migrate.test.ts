@@ -144,3 +144,44 @@ describe('the checkout_amounts migration', () => {
     expect([await found('zada'), await found('yada'), await found('yl')]).toEqual([[{ id: 'e1' }], [{ id: 'e1' }], []]);
   });
 });
+
+describe('the report_totals migration', () => {
+  it('adds up the deals and transactions made before it, exactly', async () => {
+    const fresh = await freshDatabase();
+    drop = fresh.drop;
+    const target = resolveDatabase(fresh.url);
+    const names = migrationFiles(target.provider).map((f) => f.name);
+    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_report_totals'))!).at(-1)! });
+    const now = "'2026-11-20T10:00:00.000Z'";
+    const statements = [
+      `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`,
+      `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${now})`,
+      `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${now})`,
+      `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${now})`,
+      ...[['d1', 0.1, "'2026-01-05'"], ['d2', 0.2, "'2026-01-31'"], ['d3', 99999999999.9999, 'NULL']].map(
+        ([id, value, close]) => `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "expectedCloseDate", "stageId", "userId", "properties", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, ${close}, 's1', 'u1', '{}', ${now})`,
+      ),
+      `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${now})`,
+      `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('l1', 'w1', 'tok', 'Plan', 'plan', 'USD', 0, 'a1', ${now})`,
+      ...[['t1', 'paid', 0.1], ['t2', 'paid', 0.2], ['t3', 'failed', 7.0001]].map(
+        ([id, status, amount]) => `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "status", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "createdAt", "updatedAt") VALUES ('${id}', 'w1', '${status}', '${id}', '${id}', 'a1', 'l1', ${amount}, 'EUR', '{}', ${now}, ${now})`,
+      ),
+    ];
+    for (const statement of statements) await sql(fresh.url, statement);
+
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_report_totals$/));
+    const rows = async (query: string) => (await sql(fresh.url, query)).map((row) => Object.values(row).map(String));
+    expect(await rows(`SELECT "closeMonth", "currency", "slot", "deals", "value" FROM "DealTotal" ORDER BY "closeMonth"`)).toEqual([
+      ['', 'USD', '0', '1', '999999999999999'],
+      ['2026-01', 'USD', '0', '2', '3000'],
+    ]);
+    expect(await rows(`SELECT "day", "status", "currency", "slot", "payments", "amount" FROM "PaymentDayTotal" ORDER BY "status"`)).toEqual([
+      ['2026-11-20', 'failed', 'EUR', '0', '1', '70001'],
+      ['2026-11-20', 'paid', 'EUR', '0', '2', '3000'],
+    ]);
+    expect(await rows(`SELECT "paymentLinkId", "status", "payments", "amount" FROM "PaymentLinkTotal" ORDER BY "status"`)).toEqual([
+      ['l1', 'failed', '1', '70001'],
+      ['l1', 'paid', '2', '3000'],
+    ]);
+  });
+});

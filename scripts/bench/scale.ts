@@ -1,11 +1,12 @@
-// npm run bench:scale -- --database postgresql://postgres@127.0.0.1:5432/postgres [--rows 1000000] [--requests 200]
+// npm run bench:scale -- --database postgresql://postgres@127.0.0.1:5432/postgres [--rows 1000000] [--requests 200] [--only reports:]
 // npm run bench:scale -- --database sqlite [--rows 1000000]
 //
 // Loads one workspace of a scratch database (PostgreSQL, or a SQLite file) with --rows contacts, deals and
 // payment transactions (one event each) in bulk SQL (generate_series, not the API),
 // starts the service on it and measures, one request at a time from this process, the
 // p50/p95 latency of every list's first page, a deep page, each filter, the searches and
-// the contact upsert. Prints a Markdown table, then the plan PostgreSQL chose for each
+// the contact upsert (--only: the lines whose label contains one of its comma-separated
+// parts). Prints a Markdown table, then the plan PostgreSQL chose for each
 // list query (EXPLAIN of the SQL the service sent, captured from Prisma's query events).
 import { availableParallelism, cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -28,7 +29,13 @@ import { buildService, startServer } from './processes.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const { values } = parseArgs({
-  options: { database: { type: 'string' }, rows: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '200' }, keep: { type: 'boolean', default: false } },
+  options: {
+    database: { type: 'string' },
+    rows: { type: 'string', default: '1000000' },
+    requests: { type: 'string', default: '200' },
+    only: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
 });
 const SQLITE = values.database === 'sqlite';
 if (!SQLITE && !values.database?.startsWith('postgres')) throw new Error('--database must be a postgresql:// admin URL (a scratch database is made in it), or sqlite');
@@ -36,6 +43,8 @@ const ROWS = Number(values.rows);
 const REQUESTS = Number(values.requests);
 if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be a whole number from 1000');
 if (!Number.isInteger(REQUESTS) || REQUESTS < 10) throw new Error('--requests must be a whole number from 10');
+/** Seconds between two transactions' times, so that they span three years whatever --rows. */
+const TRANSACTION_SPACING_SECONDS = Math.max(1, Math.floor((3 * 365 * 86_400) / ROWS));
 
 const scratch = await scratchDatabase(SQLITE ? 'sqlite' : 'postgresql', values.database!, 'scale');
 const target = resolveDatabase(scratch.url);
@@ -64,8 +73,14 @@ try {
   stopService = () => service.stop();
   const fixtures = (await sql.query(`SELECT (SELECT "id" FROM "Pipeline" LIMIT 1) AS pipeline, (SELECT "externalId" FROM "DealStage" ORDER BY "order" LIMIT 1) AS stage`)).rows[0];
   const middle = Math.floor(ROWS / 2);
+  // A whole month of the transactions' three years (UTC): six months back.
+  const today = new Date();
+  const monthAgo = {
+    from: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 6, 1)).toISOString().slice(0, 10),
+    to: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 5, 0)).toISOString().slice(0, 10),
+  };
   const deepPage = Math.floor(ROWS / 15 / 2);
-  const cases: Case[] = [
+  const allCases: Case[] = [
     ['contacts: page 1', '/contacts'],
     [`contacts: page ${deepPage.toLocaleString('en-US')} (the middle)`, `/contacts?page=${deepPage}`],
     ['contacts: `email` filter', `/contacts?email=contact${middle}@example.com`],
@@ -90,9 +105,16 @@ try {
     // Reports (API.md section 10) over every deal and transaction.
     ['reports: pipeline by stage', '/reports/pipeline'],
     ['reports: pipeline by owner', '/reports/pipeline?group_by=user'],
+    ['reports: pipeline by close month, one year', '/reports/pipeline?group_by=expected_close_month&expected_close_from=2026-01-01&expected_close_to=2026-12-31'],
+    ['reports: pipeline by stage, `created_since` (GROUP BY)', '/reports/pipeline?created_since=2000-01-01T00:00:00Z'],
     ['reports: payments by month', '/reports/payments'],
     ['reports: payments by status', '/reports/payments?group_by=status'],
+    ['reports: payments by day, paid, one month', `/reports/payments?group_by=day&status=paid&from=${monthAgo.from}&to=${monthAgo.to}`],
+    ['reports: payments by link', '/reports/payments?group_by=payment_link'],
+    ['reports: payments by link, `from` (GROUP BY)', '/reports/payments?group_by=payment_link&from=2000-01-01'],
   ];
+  const only = values.only?.split(',');
+  const cases = only ? allCases.filter(([label]) => only.some((part) => label.includes(part))) : allCases;
 
   const rows: string[] = [];
   for (const [label, path, body] of cases) {
@@ -108,7 +130,7 @@ try {
     [
       `## ${ROWS.toLocaleString('en-US')} rows per list on ${SQLITE ? 'SQLite' : 'PostgreSQL'}`,
       '',
-      `One workspace: ${ROWS.toLocaleString('en-US')} contacts, deals (5 stages, 10 users) and payment transactions (20 links, one event each). ` +
+      `One workspace: ${ROWS.toLocaleString('en-US')} contacts, deals (5 stages, 10 users, closing over 2025-2026) and payment transactions (20 links, over three years, one event each). ` +
         `${REQUESTS} requests per line, one at a time, after 10 unmeasured; latency from sending to the whole answer, seen by the client. ` +
         `${SQLITE ? `SQLite ${(await sql.query('SELECT sqlite_version() AS v')).rows[0].v}` : `PostgreSQL ${(await sql.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}`}, Node ${process.version}, ${availableParallelism()} × ${cpu}.`,
       '',
@@ -251,8 +273,12 @@ function ms(n: number): string {
 async function load(client: Sql, workspaceId: string, rows: number): Promise<void> {
   const ws = workspaceId;
   const id = (prefix: string, expr = 'i') => `'${prefix}' || lpad((${expr})::text, 22, '0')`;
-  // Row i was created and last updated (rows - i) seconds ago: times in id order, all distinct.
+  // Row i was created and last updated (rows - i) seconds ago: times in id order, all distinct;
+  // transactions spread the same way over three years (a report has that many days to add up).
   const at = `now() - (${rows} - i) * interval '1 second'`;
+  const paidAt = `now() - (${rows} - i) * interval '${TRANSACTION_SPACING_SECONDS} seconds'`;
+  // Deals close on each day of 2025 and 2026 in turn.
+  const closes = `to_char(date '2025-01-01' + i % 730, 'YYYY-MM-DD')`;
   const statements = [
     `INSERT INTO "User" ("id","workspaceId","name","email","updatedAt")
        SELECT ${id('01US')}, '${ws}', 'User ' || i, 'user' || i || '@example.com', now() FROM generate_series(1, 10) i`,
@@ -265,13 +291,13 @@ async function load(client: Sql, workspaceId: string, rows: number): Promise<voi
     `INSERT INTO "Contact" ("id","workspaceId","firstName","lastName","email","properties","search","createdAt","updatedAt")
        SELECT ${id('01CO')}, '${ws}', 'First ' || i, 'Last ' || i, 'contact' || i || '@example.com', '{}', 'first ' || i || ' last ' || i || ' contact' || i || '@example.com', ${at}, ${at}
        FROM generate_series(1, ${rows}) i`,
-    `INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","stageId","userId","properties","createdAt","updatedAt")
-       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', ${at}, ${at}
+    `INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","expectedCloseDate","stageId","userId","properties","createdAt","updatedAt")
+       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${closes}, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', ${at}, ${at}
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "_ContactToDeal" ("A","B") SELECT ${id('01CO')}, ${id('01DE')} FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "PaymentTransaction" ("id","workspaceId","status","providerReference","referenceSearch","providerAccountId","paymentLinkId","amount","currency","metadata","createdAt","updatedAt")
        SELECT ${id('01TX')}, '${ws}', (ARRAY['pending','processing','paid','failed','refunded','canceled'])[1 + i % 6], 'ref-' || i || 'x', 'ref-' || i || 'x',
-              ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${at}, ${at}
+              ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${paidAt}, ${paidAt}
        FROM generate_series(1, ${rows}) i`,
     `INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt")
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', now() FROM generate_series(1, ${rows}) i`,
@@ -303,6 +329,8 @@ async function loadSqlite(client: Sql, workspaceId: string, rows: number): Promi
   const series = (n: number) => `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${n})`;
   const now = `strftime('%Y-%m-%dT%H:%M:%f', 'now') || '+00:00'`;
   const at = `strftime('%Y-%m-%dT%H:%M:%f', 'now', '-' || (${rows} - i) || ' seconds') || '+00:00'`;
+  const paidAt = `strftime('%Y-%m-%dT%H:%M:%f', 'now', '-' || ((${rows} - i) * ${TRANSACTION_SPACING_SECONDS}) || ' seconds') || '+00:00'`;
+  const closes = `date('2025-01-01', '+' || (i % 730) || ' days')`;
   const statements = [
     `${series(10)} INSERT INTO "User" ("id","workspaceId","name","email","createdAt","updatedAt")
        SELECT ${id('01US')}, '${ws}', 'User ' || i, 'user' || i || '@example.com', ${now}, ${now} FROM s`,
@@ -314,12 +342,12 @@ async function loadSqlite(client: Sql, workspaceId: string, rows: number): Promi
        SELECT ${id('01PL')}, '${ws}', hex(randomblob(16)), 'Link ' || i, 'link ' || i, 'USD', 1, 0, ${id('01PA', '1')}, ${now}, ${now} FROM s`,
     `${series(rows)} INSERT INTO "Contact" ("id","workspaceId","firstName","lastName","email","properties","search","createdAt","updatedAt")
        SELECT ${id('01CO')}, '${ws}', 'First ' || i, 'Last ' || i, 'contact' || i || '@example.com', '{}', 'first ' || i || ' last ' || i || ' contact' || i || '@example.com', ${at}, ${at} FROM s`,
-    `${series(rows)} INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","stageId","userId","properties","createdAt","updatedAt")
-       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', ${at}, ${at} FROM s`,
+    `${series(rows)} INSERT INTO "Deal" ("id","workspaceId","name","estimatedValue","expectedCloseDate","stageId","userId","properties","createdAt","updatedAt")
+       SELECT ${id('01DE')}, '${ws}', 'Deal ' || i, i % 10000, ${closes}, ${id('01ST', '1 + i % 5')}, ${id('01US', '1 + i % 10')}, '{}', ${at}, ${at} FROM s`,
     `${series(rows)} INSERT INTO "_ContactToDeal" ("A","B") SELECT ${id('01CO')}, ${id('01DE')} FROM s`,
     `${series(rows)} INSERT INTO "PaymentTransaction" ("id","workspaceId","status","providerReference","referenceSearch","providerAccountId","paymentLinkId","amount","currency","metadata","createdAt","updatedAt")
        SELECT ${id('01TX')}, '${ws}', CASE i % 6 WHEN 0 THEN 'pending' WHEN 1 THEN 'processing' WHEN 2 THEN 'paid' WHEN 3 THEN 'failed' WHEN 4 THEN 'refunded' ELSE 'canceled' END,
-              'ref-' || i || 'x', 'ref-' || i || 'x', ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${at}, ${at} FROM s`,
+              'ref-' || i || 'x', 'ref-' || i || 'x', ${id('01PA', '1')}, ${id('01PL', '1 + i % 20')}, 10 + i % 990, 'USD', '{}', ${paidAt}, ${paidAt} FROM s`,
     `${series(rows)} INSERT INTO "PaymentTransactionEvent" ("id","workspaceId","transactionId","type","status","providerReference","payload","occurredAt","createdAt")
        SELECT ${id('01EV')}, '${ws}', ${id('01TX')}, 'payment.created', 'pending', 'evt-' || i, '{}', ${now}, ${now} FROM s`,
     `${series(rows)} INSERT INTO "SearchEntry" ("id","workspaceId","type","title","subtitle","words","fields","record","createdAt")

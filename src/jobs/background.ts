@@ -1,6 +1,6 @@
 import { type Config, loadConfig } from '../config.js';
 import type { Metrics } from '../http/metrics.js';
-import { listCountCompactionLoop } from '../db/list-counts.js';
+import { counterCompactionLoop } from '../db/counter-slots.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { searchBackfillLoop } from '../search/backfill.js';
@@ -21,10 +21,10 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
 
 /**
  * Every loop a serving process runs beside its requests (each process of a cluster, each
- * instance on one database): the event purge, the fold of the list counters' slots, the
- * search index's backfill, the checkout expiry and,
- * unless WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this
- * service's commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
+ * instance on one database): the event purge, the fold of the counters' slots (list counts
+ * and report totals), the search index's backfill, the checkout expiry and, unless
+ * WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this service's
+ * commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
 export function startBackgroundWork(service: Service, config: BackgroundConfig, metrics?: Metrics): Pick<RunningLoops, 'stop'> {
   const { database, represent, deliveries } = service;
@@ -43,7 +43,7 @@ export function startBackgroundWork(service: Service, config: BackgroundConfig, 
         lagged: metrics?.webhookDeliveryLag,
       })
     : undefined;
-  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), listCountCompactionLoop(database), searchBackfillLoop(database.background, represent),
+  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database), searchBackfillLoop(database.background, represent),
     checkoutExpiryLoop(database.background, represent, deliveries, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');

@@ -88,14 +88,19 @@ export async function newClient(app: TestApp, workspace = `ws-${newId()}`): Prom
  * on the time, so the count is the same on a busy machine as on a quiet one.
  */
 export async function countStatements(app: TestApp, fn: () => Promise<unknown>, options: { keyStatements?: boolean } = {}): Promise<number> {
-  let count = 0;
+  return (await sentStatements(app, fn, options)).length;
+}
+
+/** The SQL statements sent while `fn` runs, the API key's left out as `countStatements` does. */
+export async function sentStatements(app: TestApp, fn: () => Promise<unknown>, options: { keyStatements?: boolean } = {}): Promise<string[]> {
+  const sent: string[] = [];
   app.database.onStatement((sql) => {
-    if (options.keyStatements || !/["`]ApiKey["`]/.test(sql)) count += 1;
+    if (options.keyStatements || !/["`]ApiKey["`]/.test(sql)) sent.push(sql);
   });
   try {
     await fn();
   } finally {
     app.database.onStatement(undefined);
   }
-  return count;
+  return sent;
 }

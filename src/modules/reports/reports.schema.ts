@@ -136,17 +136,9 @@ async function dealReport(ctx: Context, filter: unknown) {
   return { data: inOrder(rows, (r) => r.group as string | null, months) };
 }
 
-const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000);
-
 async function paymentReport(ctx: Context, filter: unknown) {
   const args = parseInput(PaymentReportArgs, filter ?? {}, ctx);
-  const sums = await paymentSums(ctx.db, {
-    groupBy: args.groupBy,
-    since: args.from ? new Date(`${args.from}T00:00:00.000Z`) : undefined,
-    before: args.to ? nextDay(args.to) : undefined,
-    status: args.status,
-    currency: args.currency,
-  });
+  const sums = await paymentSums(ctx.db, args);
   const rows: ReportRow[] = sums.map((s) => ({ group: s.key, currency: s.currency, count: s.count, total: fromTenThousandths(s.sum) }));
   if (args.groupBy === 'payment_link') {
     const links = await ctx.db.paymentLink.findMany({

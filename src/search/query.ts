@@ -100,7 +100,7 @@ const tsquery = (terms: Term[]) => terms.map((t) => `${t.not ? '!' : ''}${t.toke
  * paginator, API.md section 8): every word a prefix of a word of the record, found
  * through SQLite's FTS5 table or PostgreSQL's text-search index, in the workspace only.
  * The tiers are read one after the other, each from the cursor's position on, until the
- * page is full: at most three statements, each stopping at the page's end.
+ * page is full, each stopping at the page's end (on PostgreSQL two statements a tier at most).
  */
 export async function searchPage(db: Db, request: SearchRequest, position: Cursor | undefined): Promise<SearchPage> {
   const provider = providerOf(db);
@@ -132,20 +132,39 @@ export async function searchPage(db: Db, request: SearchRequest, position: Curso
 /** Up to `limit` matches of one tier, newest first (oldest first walking back), past `after` (the cursor's key within the tier). */
 async function readTier(db: Db, provider: Provider, workspaceId: string, request: SearchRequest, tier: Tier, limit: number, backwards: boolean, after: unknown[] | undefined) {
   const { terms, fields } = tierQuery(request.words, workspaceId, tier);
-  const [past, direction] = backwards ? [Prisma.raw('>'), Prisma.raw('ASC')] : [Prisma.raw('<'), Prisma.raw('DESC')];
+  const direction = backwards ? Prisma.raw('ASC') : Prisma.raw('DESC');
   const conditions = [Prisma.sql`e."workspaceId" = ${workspaceId}`, Prisma.sql`e."type" IN (${Prisma.join(request.types)})`];
   if (fields) conditions.push(fields);
   const columns = Prisma.sql`e."id", e."type", e."title", e."subtitle", e."record", e."createdAt"`;
   if (provider === 'sqlite') {
-    if (after) conditions.push(Prisma.sql`f."rowid" ${past} ${after[0] as number}`);
+    if (after) conditions.push(Prisma.sql`f."rowid" ${backwards ? Prisma.raw('>') : Prisma.raw('<')} ${after[0] as number}`);
     return db.$queryRaw<(Omit<SearchHit, 'tier'> & { rank: number | bigint })[]>`
       SELECT ${columns}, f."rowid" AS "rank" FROM "SearchEntry_fts" f JOIN "SearchEntry" e ON e."rowid" = f."rowid"
        WHERE "SearchEntry_fts" MATCH ${fts5(terms)} AND ${Prisma.join(conditions, ' AND ')}
        ORDER BY f."rowid" ${direction} LIMIT ${limit}`;
   }
-  if (after) conditions.push(Prisma.sql`(e."createdAt", e."id") ${past} (${after[0] as Date}, ${after[1] as string})`);
-  return db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
+  // PostgreSQL's estimate of a prefix query is a guess either way, so no plan is left to it:
+  // the newest WINDOW entries past the position come from the btree and are tested one by
+  // one (a tier dense among them fills the page at once), and only if the page is still
+  // short the text-search index gives the older matches, past the window's last entry.
+  const match = Prisma.sql`to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(terms)})`;
+  const order = Prisma.sql`ORDER BY e."createdAt" ${direction}, e."id" ${direction}`;
+  const pastOp = backwards ? Prisma.raw('>') : Prisma.raw('<');
+  const past = (at: [Date, string]) => Prisma.sql`(e."createdAt", e."id") ${pastOp} (${at[0]}, ${at[1]})`;
+  const windowed = await db.$queryRaw<(Omit<SearchHit, 'tier'> & { edge: boolean })[]>`
+    WITH w AS MATERIALIZED (SELECT * FROM "SearchEntry" e WHERE e."workspaceId" = ${workspaceId} ${after ? Prisma.sql`AND ${past(after as [Date, string])}` : Prisma.empty} ${order} LIMIT ${WINDOW})
+    (SELECT ${columns}, false AS "edge" FROM w e WHERE ${match} AND ${Prisma.join(conditions, ' AND ')} ${order} LIMIT ${limit})
+    UNION ALL
+    (SELECT ${columns}, true FROM w e ${order} LIMIT 1 OFFSET ${WINDOW - 1})`;
+  const found = windowed.filter((r) => !r.edge);
+  const edge = windowed.find((r) => r.edge);
+  if (found.length >= limit || !edge) return found;
+  const older = await db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
     SELECT ${columns} FROM "SearchEntry" e
-     WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(terms)}) AND ${Prisma.join(conditions, ' AND ')}
-     ORDER BY e."createdAt" ${direction}, e."id" ${direction} LIMIT ${limit}`;
+     WHERE ${match} AND ${Prisma.join(conditions, ' AND ')} AND ${past([new Date(edge.createdAt), edge.id])}
+     ${order} LIMIT ${limit - found.length}`;
+  return [...found, ...older];
 }
+
+/** PostgreSQL: the newest entries a tier reads from the btree before it asks the text-search index. */
+const WINDOW = 400;

@@ -7,6 +7,8 @@
 // to a second service process on the same database (the subscribers' process only learns of
 // them through the database: NOTIFY on PostgreSQL, its poll on SQLite).
 import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createKey } from '../../src/auth/api-keys.js';
 import { openDatabase } from '../../src/db/client.js';
@@ -34,6 +36,10 @@ export interface LiveRun {
   cpuMsPerWrite: number;
   writerCpuMsPerWrite?: number;
   figures: DeliveryFigures;
+  /** This process's event-loop delay while it paced the writes (p99, ms): it delays the noting of each answer. */
+  writerLoopDelayP99: number;
+  /** The machine's load average (1 minute) at the end of the run: another process's work weighs on every figure. */
+  loadAverage: number;
 }
 
 /** The same paced writes with nobody subscribed: what the service and this machine sustain without the deliveries. */
@@ -41,6 +47,7 @@ export interface LiveBaseline {
   writes: number;
   perSecond: number;
   cpuMsPerWrite: number;
+  loadAverage: number;
 }
 
 export interface LiveFigures {
@@ -129,7 +136,12 @@ export async function benchLive(
   const cpuBefore = service.cpuSeconds();
   const alone = await pace(write, 'alone', seconds, progress, interrupted);
   if (!alone) return undefined;
-  const baseline = { writes: alone.writes.size, perSecond: alone.writes.size / alone.pacedSeconds, cpuMsPerWrite: ((service.cpuSeconds() - cpuBefore) * 1000) / alone.writes.size };
+  const baseline = {
+    writes: alone.writes.size,
+    perSecond: alone.writes.size / alone.pacedSeconds,
+    cpuMsPerWrite: ((service.cpuSeconds() - cpuBefore) * 1000) / alone.writes.size,
+    loadAverage: loadavg()[0]!,
+  };
   progress(`[live] nobody subscribed: ${baseline.writes} writes at ${baseline.perSecond.toFixed(0)}/s, service CPU ${baseline.cpuMsPerWrite.toFixed(2)} ms/write`);
 
   const runs: LiveRun[] = [];
@@ -181,9 +193,13 @@ async function paced(
     }
     await pace(write, 'warm', 1, progress, interrupted);
 
+    await subscribers.ask({ type: 'mark' }, 'marked');
     const cpuBefore = service.cpuSeconds();
     const writerCpuBefore = writer === service ? 0 : writer.cpuSeconds();
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const result = await pace(write, 'paced', seconds, progress, interrupted);
+    loopDelay.disable();
     if (!result) return undefined;
     const { writes, pacedSeconds } = result;
     // Until every subscriber has every write's event, or SETTLE_MS after the last answer.
@@ -201,11 +217,22 @@ async function paced(
     const cpuMsPerWrite = ((service.cpuSeconds() - cpuBefore) * 1000) / writes.size;
     const writerCpuMsPerWrite = writer === service ? undefined : ((writer.cpuSeconds() - writerCpuBefore) * 1000) / writes.size;
     const { figures } = await subscribers.ask({ type: 'figures', writes: Object.fromEntries(writes) }, 'figures');
-    const run: LiveRun = { label, writes: writes.size, perSecond: writes.size / pacedSeconds, cpuMsPerWrite, writerCpuMsPerWrite, figures };
+    const run: LiveRun = {
+      label,
+      writes: writes.size,
+      perSecond: writes.size / pacedSeconds,
+      cpuMsPerWrite,
+      writerCpuMsPerWrite,
+      figures,
+      writerLoopDelayP99: loopDelay.percentile(99) / 1e6,
+      loadAverage: loadavg()[0]!,
+    };
     progress(
       `[live] ${label}: ${writes.size} writes at ${run.perSecond.toFixed(0)}/s; ${figures.received} of ${figures.expected} deliveries; ` +
-        `answer to client p50 ${figures.fromAnswer.p50.toFixed(0)} ms, p95 ${figures.fromAnswer.p95.toFixed(0)} ms, max ${figures.fromAnswer.max.toFixed(0)} ms; ` +
-        `created_at to client p95 ${figures.fromCreatedAt.p95.toFixed(0)} ms; service CPU ${cpuMsPerWrite.toFixed(2)} ms/write`,
+        `answer to client p50 ${figures.fromAnswer.p50.toFixed(0)} ms, p95 ${figures.fromAnswer.p95.toFixed(0)} ms, max ${figures.fromAnswer.max.toFixed(0)} ms ` +
+        `(to the first subscriber: p50 ${figures.fromAnswerFirst.p50.toFixed(0)} ms, p95 ${figures.fromAnswerFirst.p95.toFixed(0)} ms); ` +
+        `created_at to client p95 ${figures.fromCreatedAt.p95.toFixed(0)} ms; service CPU ${cpuMsPerWrite.toFixed(2)} ms/write; ` +
+        `reader ${figures.reader.cpuMsPerSecond.toFixed(0)} ms CPU/s, its loop delay p99 ${figures.reader.loopDelayP99.toFixed(1)} ms; load average ${run.loadAverage.toFixed(1)}`,
     );
     for (const problem of problems(run)) progress(`[live] FAILURE: ${problem}`);
     return run;
@@ -269,8 +296,10 @@ export function liveSection({ baseline, runs }: LiveFigures, database: string): 
     const bad = f.missing + f.duplicated + f.ended.length;
     return (
       `| ${r.label} | ${r.perSecond.toFixed(0)} | ${count(f.received)} / ${count(f.expected)}${bad ? ` (**${f.missing} missing, ${f.duplicated} duplicated, ${f.ended.length} streams ended**)` : ''} | ` +
-      `${ms(f.fromAnswer.p50)} / **${ms(f.fromAnswer.p95)}** / ${ms(f.fromAnswer.p99)} / ${ms(f.fromAnswer.max)} | ${ms(f.fromAnswerRest.p95)} / ${ms(f.fromAnswerGraphql.p95)} | ` +
-      `${ms(f.fromCreatedAt.p50)} / **${ms(f.fromCreatedAt.p95)}** / ${ms(f.fromCreatedAt.max)} | ${count(f.outOfOrder)} | ${r.cpuMsPerWrite.toFixed(2)}${r.writerCpuMsPerWrite === undefined ? '' : ` + ${r.writerCpuMsPerWrite.toFixed(2)}`} |`
+      `${ms(f.fromAnswer.p50)} / **${ms(f.fromAnswer.p95)}** / ${ms(f.fromAnswer.p99)} / ${ms(f.fromAnswer.max)} | ${ms(f.fromAnswerFirst.p50)} / ${ms(f.fromAnswerFirst.p95)} | ${ms(f.fromAnswerRest.p95)} / ${ms(f.fromAnswerGraphql.p95)} | ` +
+      `${ms(f.fromCreatedAt.p50)} / **${ms(f.fromCreatedAt.p95)}** / ${ms(f.fromCreatedAt.max)} | ${count(f.outOfOrder)} | ` +
+      `${r.cpuMsPerWrite.toFixed(2)}${r.writerCpuMsPerWrite === undefined ? '' : ` + ${r.writerCpuMsPerWrite.toFixed(2)}`} | ` +
+      `${f.reader.cpuMsPerSecond.toFixed(0)}, ${ms(f.reader.loopDelayP99)} / ${ms(f.reader.loopDelayMax)} | ${r.loadAverage.toFixed(1)} |`
     );
   });
   return [
@@ -278,15 +307,17 @@ export function liveSection({ baseline, runs }: LiveFigures, database: string): 
     '',
     `${database}; ${LIVE_SUBSCRIBERS.total} subscribers to one workspace (${LIVE_SUBSCRIBERS.rest} \`GET /api/v1/events/stream\`, ${LIVE_SUBSCRIBERS.graphql} GraphQL \`events\` subscriptions through graphql-sse, ${KEYS} keys of ${REST_PER_KEY + GRAPHQL_PER_KEY} streams each), \`POST /api/v1/contacts\` sent at ${LIVE_WRITES_PER_SECOND}/s.`,
     '',
-    '| run | writes answered/s | deliveries received / expected | answer → client p50 / p95 / p99 / max ms | answer → client p95, SSE / GraphQL ms | created_at → client p50 / p95 / max ms | deliveries out of id order | service CPU ms/write |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    `| for comparison, the same writes with nobody subscribed | ${baseline.perSecond.toFixed(0)} | – | – | – | – | – | ${baseline.cpuMsPerWrite.toFixed(2)} |`,
+    '| run | writes answered/s | deliveries received / expected | answer → client p50 / p95 / p99 / max ms | answer → first subscriber p50 / p95 ms | answer → client p95, SSE / GraphQL ms | created_at → client p50 / p95 / max ms | deliveries out of id order | service CPU ms/write | reader: CPU ms/s, loop delay p99 / max ms | load average |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| for comparison, the same writes with nobody subscribed | ${baseline.perSecond.toFixed(0)} | – | – | – | – | – | – | ${baseline.cpuMsPerWrite.toFixed(2)} | – | ${baseline.loadAverage.toFixed(1)} |`,
     ...rows,
     '',
     "Answer → client: from the write's answer arriving at the load generator to the subscriber reading the event (the answer goes out after the commit, so this is a lower bound of commit-to-client). " +
+      'Answer → first subscriber: per write, its earliest delivery (the rest of a delivery\'s delay is the fan-out to the others). ' +
       "created_at → client: from the event's `created_at`, stamped inside the write's transaction before it commits (an upper bound; the service's clock, in ms). " +
-      'The subscribers run in a process of their own; every process shares the clock. Out of id order: deliveries whose event id is lower than the one before on the same stream (the log is ordered by id; live events come in commit order). ' +
-      'Service CPU: the subscribers\' service process over the paced run, per write (+ the writing process\'s, when it is another).',
+      'The subscribers run in a process of their own (the reader); every process shares the clock, and a reader or load generator short of CPU notes its times late (its loop delay). ' +
+      'Out of id order: deliveries whose event id is lower than the one before on the same stream (the log is ordered by id; live events come in commit order). ' +
+      "Service CPU: the subscribers' service process over the paced run, per write (+ the writing process's, when it is another). Load average: the machine's, 1 minute, at the end of the run.",
     '',
   ];
 }

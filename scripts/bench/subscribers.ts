@@ -7,11 +7,14 @@
 // shared by every process (ms since the epoch): when its bytes arrived, its record's id,
 // and its event's `created_at`. The parent asks for progress and, at the end, for figures.
 import { type IncomingMessage, request } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClient } from 'graphql-sse';
 
 export type SubscribersRequest =
   | { type: 'open'; url: string; keys: string[]; restPerKey: number; graphqlPerKey: number }
   | { type: 'progress'; recordIds: string[] }
+  /** The paced writes start: the reader's own CPU and event-loop delay are measured from here. */
+  | { type: 'mark' }
   | { type: 'figures'; writes: Record<string, { sentAt: number; answeredAt: number }> }
   | { type: 'close' };
 
@@ -38,11 +41,15 @@ export interface DeliveryFigures {
   fromCreatedAt: LatencyFigures;
   /** From sending the write (before its commit, queueing at the service included). */
   fromSent: LatencyFigures;
+  /** Per write, its first delivery to any subscriber (what the fan-out to the others adds is the rest). */
+  fromAnswerFirst: LatencyFigures;
   /** `fromAnswer` by kind of subscriber. */
   fromAnswerRest: LatencyFigures;
   fromAnswerGraphql: LatencyFigures;
   /** Streams that ended or failed while open (each a failure), with why. */
   ended: string[];
+  /** This reader's own load since the mark: its CPU (ms per second) and its event loop's delay (p99, max; ms), which delays every reading it notes. */
+  reader: { cpuMsPerSecond: number; loopDelayP99: number; loopDelayMax: number };
 }
 
 export type SubscribersReply =
@@ -50,6 +57,7 @@ export type SubscribersReply =
   | { type: 'failed'; message: string }
   | { type: 'progress'; received: number; reached: number; subscribers: number }
   | { type: 'figures'; figures: DeliveryFigures }
+  | { type: 'marked' }
   | { type: 'closed' };
 
 const now = () => performance.timeOrigin + performance.now();
@@ -68,6 +76,8 @@ interface Subscriber {
 }
 
 const subscribers: Subscriber[] = [];
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+let mark = { at: performance.now(), cpu: process.cpuUsage() };
 const ended: string[] = [];
 let closing = false;
 
@@ -182,6 +192,7 @@ function figures(writes: Record<string, { sentAt: number; answeredAt: number }>)
   const fromCreatedAt: number[] = [];
   const fromSent: number[] = [];
   const byKind = { rest: [] as number[], graphql: [] as number[] };
+  const first = new Map<string, number>();
   let received = 0;
   let missing = 0;
   let duplicated = 0;
@@ -204,6 +215,7 @@ function figures(writes: Record<string, { sentAt: number; answeredAt: number }>)
       }
       const lower = d.receivedAt - write.answeredAt;
       fromAnswer.push(lower);
+      if (!(lower >= (first.get(d.recordId) ?? Infinity))) first.set(d.recordId, lower);
       byKind[s.kind].push(lower);
       fromCreatedAt.push(d.receivedAt - d.createdAt);
       fromSent.push(d.receivedAt - write.sentAt);
@@ -219,9 +231,18 @@ function figures(writes: Record<string, { sentAt: number; answeredAt: number }>)
     fromAnswer: latency(fromAnswer),
     fromCreatedAt: latency(fromCreatedAt),
     fromSent: latency(fromSent),
+    fromAnswerFirst: latency([...first.values()]),
     fromAnswerRest: latency(byKind.rest),
     fromAnswerGraphql: latency(byKind.graphql),
     ended: [...ended],
+    reader: {
+      cpuMsPerSecond: (() => {
+        const used = process.cpuUsage(mark.cpu);
+        return (used.user + used.system) / 1000 / ((performance.now() - mark.at) / 1000);
+      })(),
+      loopDelayP99: loopDelay.percentile(99) / 1e6,
+      loopDelayMax: loopDelay.max / 1e6,
+    },
   };
 }
 
@@ -258,7 +279,13 @@ process.on('message', async (message: SubscribersRequest) => {
       }
       return reply({ type: 'progress', received, reached, subscribers: subscribers.length });
     }
+    case 'mark':
+      mark = { at: performance.now(), cpu: process.cpuUsage() };
+      loopDelay.reset();
+      loopDelay.enable();
+      return reply({ type: 'marked' });
     case 'figures':
+      loopDelay.disable();
       return reply({ type: 'figures', figures: figures(message.writes) });
     case 'close':
       closing = true;

@@ -299,7 +299,7 @@ export function liveSection({ baseline, runs }: LiveFigures, database: string): 
       `${ms(f.fromAnswer.p50)} / **${ms(f.fromAnswer.p95)}** / ${ms(f.fromAnswer.p99)} / ${ms(f.fromAnswer.max)} | ${ms(f.fromAnswerFirst.p50)} / ${ms(f.fromAnswerFirst.p95)} | ${ms(f.fromAnswerRest.p95)} / ${ms(f.fromAnswerGraphql.p95)} | ` +
       `${ms(f.fromCreatedAt.p50)} / **${ms(f.fromCreatedAt.p95)}** / ${ms(f.fromCreatedAt.max)} | ${count(f.outOfOrder)} | ` +
       `${r.cpuMsPerWrite.toFixed(2)}${r.writerCpuMsPerWrite === undefined ? '' : ` + ${r.writerCpuMsPerWrite.toFixed(2)}`} | ` +
-      `${f.reader.cpuMsPerSecond.toFixed(0)}, ${ms(f.reader.loopDelayP99)} / ${ms(f.reader.loopDelayMax)} | ${r.loadAverage.toFixed(1)} |`
+      `${f.reader.cpuMsPerSecond.toFixed(0)}, ${ms(f.reader.loopDelayP99)} / ${ms(f.reader.loopDelayMax)} | ${ms(r.writerLoopDelayP99)} | ${r.loadAverage.toFixed(1)} |`
     );
   });
   return [
@@ -307,9 +307,9 @@ export function liveSection({ baseline, runs }: LiveFigures, database: string): 
     '',
     `${database}; ${LIVE_SUBSCRIBERS.total} subscribers to one workspace (${LIVE_SUBSCRIBERS.rest} \`GET /api/v1/events/stream\`, ${LIVE_SUBSCRIBERS.graphql} GraphQL \`events\` subscriptions through graphql-sse, ${KEYS} keys of ${REST_PER_KEY + GRAPHQL_PER_KEY} streams each), \`POST /api/v1/contacts\` sent at ${LIVE_WRITES_PER_SECOND}/s.`,
     '',
-    '| run | writes answered/s | deliveries received / expected | answer → client p50 / p95 / p99 / max ms | answer → first subscriber p50 / p95 ms | answer → client p95, SSE / GraphQL ms | created_at → client p50 / p95 / max ms | deliveries out of id order | service CPU ms/write | reader: CPU ms/s, loop delay p99 / max ms | load average |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    `| for comparison, the same writes with nobody subscribed | ${baseline.perSecond.toFixed(0)} | – | – | – | – | – | – | ${baseline.cpuMsPerWrite.toFixed(2)} | – | ${baseline.loadAverage.toFixed(1)} |`,
+    '| run | writes answered/s | deliveries received / expected | answer → client p50 / p95 / p99 / max ms | answer → first subscriber p50 / p95 ms | answer → client p95, SSE / GraphQL ms | created_at → client p50 / p95 / max ms | deliveries out of id order | service CPU ms/write | reader: CPU ms/s, loop delay p99 / max ms | load generator loop delay p99 ms | load average |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| for comparison, the same writes with nobody subscribed | ${baseline.perSecond.toFixed(0)} | – | – | – | – | – | – | ${baseline.cpuMsPerWrite.toFixed(2)} | – | – | ${baseline.loadAverage.toFixed(1)} |`,
     ...rows,
     '',
     "Answer → client: from the write's answer arriving at the load generator to the subscriber reading the event (the answer goes out after the commit, so this is a lower bound of commit-to-client). " +

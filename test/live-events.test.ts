@@ -197,6 +197,57 @@ describe('GraphQL subscription `events` over SSE', () => {
     await done.catch(() => {});
   });
 
+  it('hands one event to many subscriptions without reading it again for each (no statement per subscriber)', async () => {
+    const workspace = `live-fanout-${Math.random()}`;
+    const api = await newClient(app, workspace);
+    const clients: ReturnType<typeof createClient>[] = [];
+    const got: string[][] = [];
+    const waiters: (() => void)[] = [];
+    const done: Promise<unknown>[] = [];
+    // Six subscriptions (two keys of three, the bound here), each selecting `data` and `actor`.
+    for (let k = 0; k < 2; k++) {
+      const key = (await createKey(app.database.prisma, workspace, `fan-out ${k}`)).key;
+      for (let i = 0; i < 3; i++) {
+        const mine: string[] = [];
+        got.push(mine);
+        const client = createClient({ url: `${app.url}/graphql`, headers: { 'X-Api-Key': key }, retryAttempts: 0 });
+        clients.push(client);
+        done.push(
+          new Promise<void>((resolve, reject) =>
+            client.subscribe<{ events: { recordId: string } }>(
+              { query: 'subscription { events { id recordId actor data } }' },
+              { next: (r) => (mine.push(r.data!.events.recordId), waiters.splice(0).forEach((w) => w())), error: reject, complete: resolve },
+            ),
+          ).catch(() => {}),
+        );
+      }
+    }
+    const everyone = (id: string) => got.every((mine) => mine.includes(id));
+    const arrived = async (id: string) => {
+      while (!everyone(id)) await new Promise<void>((resolve) => waiters.push(resolve));
+    };
+    // Open once each has had an event.
+    for (let i = 0; i < 250; i++) {
+      const c = await contact(api, `Fan${i}`);
+      if (await Promise.race([arrived(c.id).then(() => true), new Promise((r) => setTimeout(() => r(false), 50))])) break;
+    }
+    // From the write to the six deliveries: the write's statements and the live tail's reads of the log (by time
+    // or by the notified ids), no read of the event by its id for a subscription (its row is handed to each as read).
+    const reads: string[] = [];
+    app.database.onStatement((sql) => void (/^\s*SELECT/i.test(sql) && /["`]Event["`]/.test(sql) && reads.push(sql)));
+    let created!: { id: string };
+    try {
+      created = await contact(api, 'FanOut');
+      await arrived(created.id);
+    } finally {
+      app.database.onStatement(undefined);
+    }
+    expect(got.map((mine) => mine.filter((id) => id === created.id).length)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(reads.filter((sql) => /["`]id["`] = (\?|\$\d)/.test(sql))).toEqual([]);
+    for (const c of clients) c.dispose();
+    await Promise.all(done);
+  });
+
   it("GraphiQL's default tabs are a query, a subscription to contact events and a contact's creation, each valid", async () => {
     expect(GRAPHIQL_TABS.map((tab) => [parse(tab.query).definitions[0]!.kind === 'OperationDefinition' && (parse(tab.query).definitions[0] as { operation: string }).operation, validate(schema, parse(tab.query))])).toEqual([
       ['query', []],

@@ -1,4 +1,4 @@
-// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>] [--processes <n,n>] [--webhooks-only]
+// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>] [--processes <n,n>] [--webhooks-only] [--live-only] [--live-seconds <s>]
 //
 // Starts the service (compiled to build/main.js, as npm start serves it) and a bare-Prisma server (bare-prisma-server.ts) as
 // separate processes on a fresh seeded database, loads both from this process with
@@ -14,6 +14,7 @@ import { scratchDatabase as scratchPostgres } from '../../test/support/scratch-d
 import { type RequestShape, type Sample, measure, stopLoad } from './load.js';
 import { type ServerProcess, buildService, startServer } from './processes.js';
 import { SEED, seed } from './seed.js';
+import { type LiveFigures, LIVE_SUBSCRIBERS, LIVE_WRITES_PER_SECOND, benchLive, liveSection, problems as liveProblems } from './live.js';
 import { type WebhookFigures, benchWebhooks } from './webhooks.js';
 
 const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rounds <n>] [--connections <n>] [--processes <n,n>]
@@ -26,7 +27,11 @@ const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rou
   --processes    the service's process counts (WEB_CONCURRENCY), comma-separated (default 1): every
                  measurement runs at the first; REST GET by id runs at each (e.g. 1,2)
   --webhooks-only  only the webhook rows (the write with and without an endpoint, the delay to the
-                 first attempt at 200 writes/s, the drain), printed as their table`;
+                 first attempt at 200 writes/s, the drain), printed as their table
+  --live-only    only the live-updates rows (100 subscribers, REST streams and GraphQL subscriptions,
+                 while contacts are written at 200/s: the delay from a write's answer to each
+                 subscriber), printed as their table
+  --live-seconds seconds of the live rows' paced writes (default 10)`;
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -39,6 +44,8 @@ function options() {
       connections: { type: 'string', default: '50' },
       processes: { type: 'string', default: '1' },
       'webhooks-only': { type: 'boolean', default: false },
+      'live-only': { type: 'boolean', default: false },
+      'live-seconds': { type: 'string', default: '10' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -52,9 +59,12 @@ function options() {
   if (!(duration > 0)) throw new Error(`--duration must be a positive number of seconds\n${USAGE}`);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number from 1\n${USAGE}`);
   if (!Number.isInteger(connections) || connections < 1) throw new Error(`--connections must be a whole number from 1\n${USAGE}`);
+  const liveSeconds = Number(values['live-seconds']);
+  if (!(liveSeconds > 0)) throw new Error(`--live-seconds must be a positive number of seconds\n${USAGE}`);
+  if (values['webhooks-only'] && values['live-only']) throw new Error(`--webhooks-only and --live-only: one or the other\n${USAGE}`);
   const processes = [...new Set(values.processes.split(',').map((n) => Number(n.trim())))];
   if (!processes.every((n) => Number.isInteger(n) && n >= 1)) throw new Error(`--processes must list whole numbers from 1\n${USAGE}`);
-  return { database: values.database, duration, rounds, connections, processes, webhooksOnly: values['webhooks-only'] };
+  return { database: values.database, duration, rounds, connections, processes, webhooksOnly: values['webhooks-only'], liveOnly: values['live-only'], liveSeconds };
 }
 
 interface Scratch {
@@ -407,9 +417,10 @@ async function main(): Promise<number> {
   // One service per process count, each as it starts in production (compiled; WEB_CONCURRENCY > 1: a cluster).
   const serviceScript = buildService();
   const services = new Map<number, ServerProcess>();
+  const serviceEnv = (n: number) => ({ DATABASE_URL: scratch!.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(n), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   for (const n of opts.processes) {
     // Private networks allowed: the webhook rows deliver to a receiver on 127.0.0.1.
-    const env = { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(n), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    const env = serviceEnv(n);
     const service = await startServer(n === 1 ? 'service' : `service×${n}`, serviceScript, env);
     servers.push(service);
     services.set(n, service);
@@ -435,6 +446,25 @@ async function main(): Promise<number> {
     if (sample.problems.length) problems.push(`${who}: ${sample.problems.join('; ')}`);
   };
   const bareFor = (name: string) => plan.bare.find((m) => m.label === name)!;
+
+  // The live rows run on a service of one process (their second process is a second service).
+  const live = async (): Promise<LiveFigures | undefined> => {
+    let first = services.get(1);
+    if (!first) {
+      first = await startServer('service', serviceScript, serviceEnv(1));
+      servers.push(first);
+    }
+    progress(`[live] ${LIVE_SUBSCRIBERS.total} subscribers, ${LIVE_WRITES_PER_SECOND} writes/s for ${opts.liveSeconds} s`);
+    return benchLive(first, serviceEnv(1), serviceScript, target, 'bench', opts.liveSeconds, progress, () => interrupted, (s) => servers.push(s));
+  };
+  if (opts.liveOnly) {
+    const figures = await live();
+    if (!figures) return 130;
+    process.stdout.write(`${liveSection(figures, scratch.describe).join('\n')}\n`);
+    const failures = figures.runs.flatMap(liveProblems);
+    if (failures.length) progress(`\nlive updates FAILED:\n${failures.map((p) => `  ${p}`).join('\n')}`);
+    return failures.length ? 1 : 0;
+  }
 
   if (opts.webhooksOnly) {
     const hooks = await benchWebhooks(services.get(opts.processes[0]!)!, seeded.key, { ...load, rounds: opts.rounds }, progress, () => interrupted);
@@ -476,6 +506,9 @@ async function main(): Promise<number> {
   const hooks = await benchWebhooks(services.get(opts.processes[0]!)!, seeded.key, { ...load, rounds: opts.rounds }, progress, () => interrupted);
   if (!hooks) return 130;
   for (const s of [...hooks.withoutEndpoint, ...hooks.withEndpoint]) if (s.problems.length) problems.push(`webhooks: ${s.problems.join('; ')}`);
+  const liveFigures = await live();
+  if (!liveFigures) return 130;
+  problems.push(...liveFigures.runs.flatMap(liveProblems).map((p) => `live updates: ${p}`));
 
   const rows = plan.service.map((m) => ({
     label: m.label,
@@ -503,6 +536,7 @@ async function main(): Promise<number> {
     '',
     ...batchSection(rows),
     ...webhookSection(hooks),
+    ...liveSection(liveFigures, scratch.describe),
   ];
   process.stdout.write(out.join('\n'));
   if (problems.length) {

@@ -83,8 +83,12 @@ function rssBytes(pid: number): number {
  * Its output is kept (and its stderr echoed, prefixed) so a failure can be told.
  */
 export async function startServer(label: string, script: string, env: Record<string, string>): Promise<ServerProcess> {
-  const [command, args] = script.endsWith('.js') ? [process.execPath, [script]] : [TSX, [script]];
-  const child = spawn(command, args, { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_CPU_PROF=<folder>: the compiled service writes a V8 CPU profile there when it exits (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const [command, args] = script.endsWith('.js') ? [process.execPath, [...profile, script]] : [TSX, [script]];
+  // Profiling: no drain delay, so that the process exits (and writes its profile) within stop()'s grace period.
+  const drain = profile.length ? { DRAIN_DELAY_SECONDS: '0' } : {};
+  const child = spawn(command, args, { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env, ...drain }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (d: Buffer) => {
     output = (output + d.toString()).slice(-64 * 1024);

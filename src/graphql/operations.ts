@@ -1,4 +1,4 @@
-import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, execute, subscribe } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, createSourceEventStream, execute, subscribe } from 'graphql';
 import { traceOperation } from '../tracing/tracing.js';
 import type { Context } from './context.js';
 import { ErrorCode, type ErrorCodeValue, codeOf, contractError } from './errors.js';
@@ -50,22 +50,26 @@ export async function runOperation(schema: GraphQLSchema, document: DocumentNode
 
 /**
  * A subscription run in-process (the REST event stream): its results as they come, or
- * the error that stopped it before the first, as `runOperation` states errors.
+ * the error that stopped it before the first, as `runOperation` states errors. `source`:
+ * the events its subscribe resolver yields, as they are, without running the document for
+ * each (the caller writes them itself).
  */
 export async function runSubscription(
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown>,
   context: Context,
-): Promise<{ ok: true; results: AsyncGenerator<ExecutionResult> } | Extract<OperationResult, { ok: false }>> {
+  options: { source?: boolean } = {},
+): Promise<{ ok: true; results: AsyncGenerator<unknown> } | Extract<OperationResult, { ok: false }>> {
   let result;
   try {
-    result = await subscribe({ schema, document, variableValues: variables, contextValue: context });
+    const args = { schema, document, variableValues: variables, contextValue: context };
+    result = await (options.source ? createSourceEventStream(args) : subscribe(args));
   } catch (thrown) {
     return { ok: false, status: 500, error: undefined, thrown };
   }
-  if (Symbol.asyncIterator in result) return { ok: true, results: result as AsyncGenerator<ExecutionResult> };
-  return failed(result.errors?.[0] ?? new GraphQLError('A subscription gave no stream.'));
+  if (Symbol.asyncIterator in result) return { ok: true, results: result as AsyncGenerator<unknown> };
+  return failed((result as ExecutionResult).errors?.[0] ?? new GraphQLError('A subscription gave no stream.'));
 }
 
 /** An operation's first error as the contract states it, with its HTTP status. */

@@ -1,4 +1,4 @@
-import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
+import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
@@ -25,6 +25,8 @@ interface CompiledRoute extends RestRoute {
   compiled: CompiledDocument;
   /** A CSV export's columns, read from its document once. */
   columns?: Column[];
+  /** A stream route with `message`: each event's message, encoded once for all its streams (keyed by the event object the live tail hands to each). */
+  messages?: WeakMap<object, Uint8Array>;
 }
 
 /** Rows a CSV export reads a query: enough that round trips do not dominate, and few enough that the ids of a page fit in one SQLite statement (999 values). */
@@ -73,7 +75,8 @@ export function createRestAdapter(
   for (const r of table) {
     const compiled = compileDocument(schema, r.document, `${r.method} ${r.path}`);
     const columns = r.csv ? exportColumns(schema, compiled.document, compiled.operation) : undefined;
-    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r), compiled, columns };
+    const messages = typeof r.stream === 'object' ? new WeakMap<object, Uint8Array>() : undefined;
+    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r), compiled, columns, messages };
     if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
     const bucket = bucketOf(route.segments);
     routes.set(bucket, [...(routes.get(bucket) ?? []), route]);
@@ -208,27 +211,55 @@ export function createRestAdapter(
     if (Object.keys(fromQuery.errors).length > 0) return respond(unprocessable(invalid(fromQuery.errors)), headers);
     const lastEventId = request.headers.get('last-event-id');
     const variables = { ...fromQuery.variables, ...(lastEventId && !('since' in fromQuery.variables) ? { since: lastEventId } : {}) };
-    const started = await runSubscription(schema, route.compiled.document, variables, admitted);
+    const shared = typeof route.stream === 'object' ? { write: route.stream.message, messages: route.messages! } : undefined;
+    const started = await runSubscription(schema, route.compiled.document, variables, admitted, { source: shared !== undefined });
     if (!started.ok) return respond(errorOutcome(started, requestId, route, false), headers);
     const results = started.results;
     const encoder = new TextEncoder();
+    /** The message of one event: with `message`, written and encoded once for every stream; else the document's result for this stream. */
+    const messageOf = (result: unknown): Uint8Array | undefined => {
+      if (shared) {
+        let bytes = shared.messages.get(result as object);
+        if (!bytes) shared.messages.set(result as object, (bytes = encoder.encode(shared.write(result))));
+        return bytes;
+      }
+      const event = Object.values((result as ExecutionResult).data ?? {})[0] as { id: string; type: string } | undefined;
+      return event && encoder.encode(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    };
     let keepAlive: NodeJS.Timeout | undefined;
+    let flushing: NodeJS.Immediate | undefined;
     const stop = () => {
       clearInterval(keepAlive);
+      clearImmediate(flushing);
       void results.return(undefined);
     };
+    // The messages of a chunk, when more than one: the bound counts messages, not chunks.
+    const messagesIn = new WeakMap<Uint8Array, number>();
     const body = new ReadableStream<Uint8Array>(
       {
         start(controller) {
-          const send = (text: string) => {
-            // desiredSize counts messages not yet taken by the connection: this many waiting, the reader is dropped.
-            if ((controller.desiredSize ?? 1) <= 0) throw new Error('reader too slow');
-            controller.enqueue(encoder.encode(text));
+          // The messages of one turn of the event loop go out as one chunk, so one write to the socket:
+          // the live tail hands a poll's or a notification's events to every stream at once, and a
+          // write per message per stream cost more than all the rest of the delivery.
+          let turn: Uint8Array[] = [];
+          const flush = () => {
+            flushing = undefined;
+            if (turn.length === 0) return;
+            const chunk = turn.length === 1 ? turn[0]! : Buffer.concat(turn);
+            if (turn.length > 1) messagesIn.set(chunk, turn.length);
+            turn = [];
+            controller.enqueue(chunk);
           };
-          send(': stream open\n\n');
+          const send = (bytes: Uint8Array) => {
+            // desiredSize counts messages not yet taken by the connection (less this turn's): this many waiting, the reader is dropped.
+            if ((controller.desiredSize ?? 1) - turn.length <= 0) throw new Error('reader too slow');
+            turn.push(bytes);
+            flushing ??= setImmediate(flush);
+          };
+          send(encoder.encode(': stream open\n\n'));
           keepAlive = setInterval(() => {
             try {
-              send(': keep-alive\n\n');
+              send(encoder.encode(': keep-alive\n\n'));
             } catch {
               stop();
               controller.error(new Error('reader too slow'));
@@ -237,11 +268,13 @@ export function createRestAdapter(
           void (async () => {
             try {
               for await (const result of results) {
-                const event = Object.values(result.data ?? {})[0] as { id: string; type: string } | undefined;
-                if (!event) break;
-                send(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+                const bytes = messageOf(result);
+                if (!bytes) break;
+                send(bytes);
               }
               clearInterval(keepAlive);
+              clearImmediate(flushing);
+              flush();
               controller.close();
             } catch (error) {
               stop();
@@ -251,7 +284,7 @@ export function createRestAdapter(
         },
         cancel: stop,
       },
-      { highWaterMark: admitted.settings.streamBufferEvents },
+      { highWaterMark: admitted.settings.streamBufferEvents, size: (chunk) => (chunk && messagesIn.get(chunk)) ?? 1 },
     );
     return new Response(body, {
       status: 200,

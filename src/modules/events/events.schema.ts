@@ -21,6 +21,19 @@ import { User } from '../users/users.schema.js';
 import { WebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.schema.js';
 import { EVENT_LIST, EventListArgs, HISTORY_LIST, HistoryArgs, StreamArgs } from './events.input.js';
 
+/**
+ * `actor` and `data` are stored as JSON text: each row's parsed once, however many
+ * subscriptions of this process the live tail hands that same row to (the values are
+ * only read afterwards, never changed).
+ */
+const parsedColumns = new WeakMap<object, { actor?: unknown; data?: unknown }>();
+function parsed(row: { actor: string; data: string }, column: 'actor' | 'data'): unknown {
+  let columns = parsedColumns.get(row);
+  if (!columns) parsedColumns.set(row, (columns = {}));
+  if (!(column in columns)) columns[column] = JSON.parse(row[column]);
+  return columns[column];
+}
+
 export const Event = builder.prismaObject('Event', {
   description: 'One change of one record, recorded in the transaction that made it (newest first in every list).',
   fields: (t) => ({
@@ -29,13 +42,12 @@ export const Event = builder.prismaObject('Event', {
     resource: t.exposeString('resource'),
     recordId: t.exposeID('recordId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    actor: t.field({ type: 'JSON', description: 'Who made the change: an API key, the command line, the checkout or a provider.', select: { actor: true }, resolve: (e) => JSON.parse(e.actor) }),
+    actor: t.field({ type: 'JSON', description: 'Who made the change: an API key, the command line, the checkout or a provider.', resolve: (e) => parsed(e, 'actor') }),
     requestId: t.exposeString('requestId', { nullable: true, description: 'The X-Request-Id of the request that made the change.' }),
     data: t.field({
       type: 'JSON',
       description: '`object`: the record as its REST GET returns it after the change (a deletion: its last state); `previous_attributes`: for an update, the changed fields with their old values.',
-      select: { data: true },
-      resolve: (e) => JSON.parse(e.data),
+      resolve: (e) => parsed(e, 'data'),
     }),
   }),
 });

@@ -71,6 +71,24 @@ describe('GET /api/v1/events/stream', () => {
     stream.close();
   });
 
+  it('sends a workspace\'s events in id order under concurrent writes, so that resuming after the last id received misses nothing', async () => {
+    const api = await newClient(app);
+    const stream = openStream(streamUrl(), api.key);
+    await stream.opened;
+    // 200 writes, 20 at a time: transactions that overlap commit in an order of their own.
+    const names = Array.from({ length: 200 }, (_, i) => `Order${i}`);
+    for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((name) => contact(api, name)));
+    await stream.received(200);
+    stream.close();
+    const ids = stream.messages.map((m) => m.id);
+    expect(ids.filter((id, i) => i > 0 && id <= ids[i - 1]!)).toEqual([]);
+    // Cut anywhere: a client resuming after the last id it got gets exactly the rest.
+    const resumed = openStream(streamUrl(), api.key, { 'Last-Event-ID': ids[99]! });
+    await resumed.received(100);
+    resumed.close();
+    expect(resumed.messages.map((m) => m.id)).toEqual(ids.slice(100));
+  });
+
   it('resumes after Last-Event-ID (or `since`) with every later event, then goes live, with no gap and no duplicate over 500 writes', async () => {
     const api = await newClient(app);
     const first = await contact(api, 'Before');

@@ -20,5 +20,15 @@ export function pooledRandom(): number {
 /** ULIDs, monotonic within the process: on one instance, id order is creation order. */
 export const newId: () => string = monotonicFactory(pooledRandom);
 
+/**
+ * The ids of one write's events, all of `time` (ms) and rising in the order made: a
+ * generator of their own, so that no id made elsewhere in the process (at another time)
+ * moves them off the time of the write's turn (src/events/outbox.ts).
+ */
+export function eventIdsAt(time: number): () => string {
+  const make = monotonicFactory(pooledRandom);
+  return () => make(time);
+}
+
 /** The lowest id made at `time`: a ULID starts with its creation time, so every id made earlier sorts below it. */
 export const firstIdAt = (time: Date): string => `${encodeTime(time.getTime(), 10)}${'0'.repeat(16)}`;

@@ -1,3 +1,4 @@
+import { providerOf } from '../db/client.js';
 import { newId } from '../db/ids.js';
 import { workspaceOf } from '../db/tenancy.js';
 import type { Context, DeliveriesQueued } from '../graphql/context.js';
@@ -21,10 +22,23 @@ export const endpointPatterns = (events: string): string[] => JSON.parse(events)
 
 /**
  * The workspace's active endpoints and their patterns, with the caller's client (its
- * transaction): raw SQL, as it runs for every write (see insertRows), so the workspace is spelled out.
+ * transaction): raw SQL, as it runs for every write (see insertRows), so the workspace is
+ * spelled out. On PostgreSQL the same statement first takes the workspace's turn (a
+ * transaction-scoped advisory lock, held to the commit) and says when it got it, by the
+ * database's clock: see `saveEvents`. SQLite's one writer already holds its turn.
  */
-export const activeEndpoints = (db: Context['db']) =>
-  db.$queryRaw<{ id: string; events: string }[]>`SELECT "id", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ${workspaceOf(db)} AND "isActive" = ${true}`;
+export async function takeTurnAndEndpoints(db: Context['db']): Promise<{ at: number; endpoints: { id: string; events: string }[] }> {
+  const workspaceId = workspaceOf(db);
+  if (providerOf(db) === 'sqlite') {
+    const endpoints = await db.$queryRaw<{ id: string; events: string }[]>`SELECT "id", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ${workspaceId} AND "isActive" = ${true}`;
+    return { at: Date.now(), endpoints };
+  }
+  // The lock in a CTE of its own: volatile, so it runs first and once.
+  const rows = await db.$queryRaw<{ at: bigint | number; id: string | null; events: string | null }[]>`
+    WITH turn AS (SELECT pg_advisory_xact_lock(hashtextextended(${`salesgraph events ${workspaceId}`}, 0)), floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS "at")
+    SELECT turn."at", e."id", e."events" FROM turn LEFT JOIN "WebhookEndpoint" e ON e."workspaceId" = ${workspaceId} AND e."isActive" = ${true}`;
+  return { at: Number(rows[0]!.at), endpoints: rows.filter((r) => r.id !== null) as { id: string; events: string }[] };
+}
 
 /** The endpoints each event is delivered to: those whose patterns match its type (events delivered nowhere left out). */
 export function deliveriesOf(events: EventRow[], endpoints: { id: string; events: string }[]): Map<EventRow, string[]> {

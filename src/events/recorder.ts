@@ -1,7 +1,6 @@
 import { getDatamodel } from '../generated/sqlite/pothos-types.js';
 import type { Db } from '../db/client.js';
 import { coalescedReads } from '../db/coalesced-reads.js';
-import { newId } from '../db/ids.js';
 import { joinable } from '../db/locks.js';
 import { insertRows } from '../db/raw-insert.js';
 import { MODELS, OPERATIONS, type Operation, defineLazily, workspaceOf } from '../db/tenancy.js';
@@ -150,8 +149,8 @@ export class EventRecorder {
     return this.#touched.size > 0;
   }
 
-  /** The events of everything written so far, each with its record's REST object read now. */
-  async events(): Promise<EventRow[]> {
+  /** The events of everything written so far, each with its record's REST object read now; `saveEvents` gives them their ids. */
+  async events(): Promise<Omit<EventRow, 'id'>[]> {
     const written = [...this.#touched.values()].filter((t) => t.kind === 'created' || t.before !== null);
     if (written.length === 0) return [];
     // One context for all: the records' reads are one query per model (a batch's hundred records, one findMany).
@@ -159,14 +158,13 @@ export class EventRecorder {
     const objects = await Promise.all(written.map((t) => (t.kind === 'deleted' ? t.before : this.represent(t.resource, t.id, reading))));
     const createdAt = new Date();
     const actor = JSON.stringify(this.origin.actor);
-    const rows: EventRow[] = [];
+    const rows: Omit<EventRow, 'id'>[] = [];
     written.forEach((t, i) => {
       const object = objects[i];
       // A record created and deleted again in one transaction, or an update whose row is gone: nothing remains to tell.
       if (!object) return;
       const previous = t.kind === 'updated' ? changedFields(t.before!, object) : null;
       rows.push({
-        id: newId(),
         workspaceId: this.reading.workspace.id,
         type: `${t.resource}.${t.kind}`,
         resource: t.resource,

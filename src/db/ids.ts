@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { encodeTime, monotonicFactory } from 'ulid';
+import { decodeTime, encodeTime, incrementBase32, monotonicFactory } from 'ulid';
 
 /**
  * The ULID's random characters, from a pool of crypto-random bytes refilled 4 KiB at a
@@ -21,13 +21,19 @@ export function pooledRandom(): number {
 export const newId: () => string = monotonicFactory(pooledRandom);
 
 /**
- * The ids of one write's events, all of `time` (ms) and rising in the order made: a
- * generator of their own, so that no id made elsewhere in the process (at another time)
- * moves them off the time of the write's turn (src/events/outbox.ts).
+ * Ids rising in the order made, every one above `newest` (the workspace's newest event id,
+ * read while its writers take turns: src/events/outbox.ts), whatever the clocks of the
+ * processes and instances that made the earlier ones: made now, or, while `newest` is of
+ * this millisecond or later, counted on from it.
  */
-export function eventIdsAt(time: number): () => string {
-  const make = monotonicFactory(pooledRandom);
-  return () => make(time);
+export function idsAfter(newest: string | null): () => string {
+  const now = Date.now();
+  if (newest === null || decodeTime(newest) < now) {
+    const make = monotonicFactory(pooledRandom);
+    return () => make(now);
+  }
+  let last = newest;
+  return () => (last = `${last.slice(0, 10)}${incrementBase32(last.slice(10))}`);
 }
 
 /** The lowest id made at `time`: a ULID starts with its creation time, so every id made earlier sorts below it. */

@@ -1,4 +1,5 @@
-import { providerOf } from '../db/client.js';
+import { type Db, providerOf } from '../db/client.js';
+import { Prisma } from '../generated/sqlite/client.js';
 import { newId } from '../db/ids.js';
 import { workspaceOf } from '../db/tenancy.js';
 import type { Context, DeliveriesQueued } from '../graphql/context.js';
@@ -21,23 +22,25 @@ export function eventPayload(row: StoredEvent): string {
 export const endpointPatterns = (events: string): string[] => JSON.parse(events) as string[];
 
 /**
- * The workspace's active endpoints and their patterns, with the caller's client (its
+ * The workspace's turn among its writers, its newest event id as of the turn, and its
+ * active endpoints with their patterns, in one statement with the caller's client (its
  * transaction): raw SQL, as it runs for every write (see insertRows), so the workspace is
- * spelled out. On PostgreSQL the same statement first takes the workspace's turn (a
- * transaction-scoped advisory lock, held to the commit) and says when it got it, by the
- * database's clock: see `saveEvents`. SQLite's one writer already holds its turn.
+ * spelled out. The turn lasts to the commit: PostgreSQL's is a transaction-scoped advisory
+ * lock, taken by `Event_turn` (see its migration), which then reads the newest id with a
+ * snapshot of its own, taken after the lock; SQLite's is its one writer, which a write
+ * already holds.
  */
-export async function takeTurnAndEndpoints(db: Context['db']): Promise<{ at: number; endpoints: { id: string; events: string }[] }> {
+export async function takeTurn(db: Context['db']): Promise<{ newest: string | null; endpoints: { id: string; events: string }[] }> {
   const workspaceId = workspaceOf(db);
-  if (providerOf(db) === 'sqlite') {
-    const endpoints = await db.$queryRaw<{ id: string; events: string }[]>`SELECT "id", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ${workspaceId} AND "isActive" = ${true}`;
-    return { at: Date.now(), endpoints };
-  }
-  // The lock in a CTE of its own: volatile, so it runs first and once.
-  const rows = await db.$queryRaw<{ at: bigint | number; id: string | null; events: string | null }[]>`
-    WITH turn AS (SELECT pg_advisory_xact_lock(hashtextextended(${`salesgraph events ${workspaceId}`}, 0)), floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS "at")
-    SELECT turn."at", e."id", e."events" FROM turn LEFT JOIN "WebhookEndpoint" e ON e."workspaceId" = ${workspaceId} AND e."isActive" = ${true}`;
-  return { at: Number(rows[0]!.at), endpoints: rows.filter((r) => r.id !== null) as { id: string; events: string }[] };
+  const newest =
+    providerOf(db as unknown as Db) === 'sqlite'
+      ? Prisma.sql`(SELECT max("id") FROM "Event" WHERE "workspaceId" = ${workspaceId})`
+      : Prisma.sql`(SELECT "Event_turn"(${workspaceId}))`;
+  // The turn in a CTE of its own: it runs once, first, whether or not any endpoint is active.
+  const rows = await db.$queryRaw<{ newest: string | null; id: string | null; events: string | null }[]>`
+    WITH turn AS MATERIALIZED (SELECT ${newest} AS "newest")
+    SELECT turn."newest", e."id", e."events" FROM turn LEFT JOIN "WebhookEndpoint" e ON e."workspaceId" = ${workspaceId} AND e."isActive" = ${true}`;
+  return { newest: rows[0]!.newest, endpoints: rows.filter((r) => r.id !== null) as { id: string; events: string }[] };
 }
 
 /** The endpoints each event is delivered to: those whose patterns match its type (events delivered nowhere left out). */

@@ -159,6 +159,7 @@ export class LiveEvents implements EventFeed {
     };
     let connected = 0;
     let retry: NodeJS.Timeout | undefined;
+    let inOrder = Promise.resolve();
     // Reconnects after 1 s, then waits twice as long each time up to 30 s; an outage is logged once.
     let delay = 0;
     const reconnect = (error: unknown) => {
@@ -177,7 +178,9 @@ export class LiveEvents implements EventFeed {
       next.on('notification', (message) => {
         const [workspaceId, ...ids] = (message.payload ?? '').split(' ');
         if (!workspaceId || ids.length === 0 || !this.#subscribers.has(workspaceId)) return;
-        void this.#read({ id: { in: ids } }).then(handOn, (error) => logError('none', error, 'live events (read)'));
+        // Read at once, handed on in the order the commits were notified (a later read may finish first).
+        const reading = this.#read({ id: { in: ids } });
+        inOrder = inOrder.then(() => reading).then(handOn, (error) => logError('none', error, 'live events (read)'));
       });
       try {
         await next.connect();

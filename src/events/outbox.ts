@@ -4,8 +4,8 @@ import type { Context } from '../graphql/context.js';
 import type { Actor } from '../graphql/context.js';
 import { EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
-import { eventIdsAt, newId } from '../db/ids.js';
-import { deliveriesOf, eventPayload, takeTurnAndEndpoints } from './deliveries.js';
+import { idsAfter, newId } from '../db/ids.js';
+import { deliveriesOf, eventPayload, takeTurn } from './deliveries.js';
 import { indexForSearch } from '../search/index-writer.js';
 
 /**
@@ -62,17 +62,12 @@ const OUTBOX_COLUMNS = [...EVENT_COLUMNS, 'payload', 'deliveries'] as const;
  */
 export async function saveEvents(db: Context['db'], recorder: EventRecorder): Promise<{ events: EventRow[]; deliveries: number }> {
   if (!recorder.wroteAnything) return { events: [], deliveries: 0 };
-  const [drafts, { at, endpoints }] = await Promise.all([recorder.events(), takeTurnAndEndpoints(db)]);
+  const [drafts, { newest, endpoints }] = await Promise.all([recorder.events(), takeTurn(db)]);
   // A workspace's event ids rise in the order its writes commit, so that a stream resumed
-  // after the last id it got misses nothing (API.md section 10): from its turn (PostgreSQL's
-  // lock, SQLite's one writer) to its commit a write is the workspace's only one, its ids
-  // take the time it got the turn, and it holds the turn into the next millisecond, so the
-  // next writer's ids take a later time.
-  const turnTaken = performance.now();
-  const nextId = eventIdsAt(at);
+  // after the last id it got misses nothing (API.md section 10): from its turn to its
+  // commit a write is the workspace's only writer, and its ids are above every id before.
+  const nextId = idsAfter(newest);
   const events: EventRow[] = drafts.map((draft) => ({ id: nextId(), ...draft }));
-  const holdOn = turnTaken + 1 - performance.now();
-  if (holdOn > 0) await new Promise((resolve) => setTimeout(resolve, holdOn));
   const deliveries = deliveriesOf(events, endpoints);
   if (deliveries.size === 0) {
     await insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c])));

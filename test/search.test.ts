@@ -176,6 +176,20 @@ describe('GET /search', () => {
     expect(await walk('tier%20two', 1)).toEqual({ forward: twoWords, back: twoWords });
   });
 
+  it('finds matches older than the newest 400 entries (PostgreSQL reads those first), by every word', async () => {
+    const api = await newClient(app);
+    const old = await contact(api, { first_name: 'Needle', last_name: 'Haystackson', email: 'needle@old.example' });
+    const oldest = await contact(api, { first_name: 'Needlework', email: 'nw@old.example' });
+    for (let n = 0; n < 5; n++) {
+      const res = await api.post('/contacts/batch', { inputs: Array.from({ length: 100 }, (_, i) => ({ first_name: `Hay${n}x${i}`, email: `hay-${n}-${i}@new.example` })) });
+      expect(res.status).toBe(201);
+    }
+    expect(ids(await search(api, 'q=needle'))).toEqual([old.id, oldest.id]);
+    expect(ids(await search(api, 'q=needle%20hays'))).toEqual([old.id]);
+    expect(ids(await search(api, 'q=haystackson%20old.example'))).toEqual([old.id]);
+    expect(ids(await search(api, 'q=needle%20new'))).toEqual([]);
+  });
+
   it('refuses bad parameters with 422', async () => {
     const api = await newClient(app);
     const cases: [string, Record<string, string[]>][] = [

@@ -159,11 +159,25 @@ async function readTier(db: Db, provider: Provider, workspaceId: string, request
   const found = windowed.filter((r) => !r.edge);
   const edge = windowed.find((r) => r.edge);
   if (found.length >= limit || !edge) return found;
+  // The index is asked for the whole tokens and the longest prefix only, every other term
+  // checked on the rows it gives (`ts_match_vq`, the same test that no index serves): a
+  // prefix's matches are gathered whole before any other term narrows them, so a short
+  // or common one (`com`, `example`) read a million of them for one e-mail.
+  const indexed = indexedTerms(terms);
   const older = await db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
     SELECT ${columns} FROM "SearchEntry" e
-     WHERE ${match} AND ${Prisma.join(conditions, ' AND ')} AND ${past([new Date(edge.createdAt), edge.id])}
+     WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
+       ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty}
+       AND ${Prisma.join(conditions, ' AND ')} AND ${past([new Date(edge.createdAt), edge.id])}
      ${order} LIMIT ${limit - found.length}`;
   return [...found, ...older];
+}
+
+/** The terms PostgreSQL's index is asked for: every whole token, and of the prefixes the longest (likely the rarest). */
+function indexedTerms(terms: Term[]): Term[] {
+  const prefixes = terms.filter((t) => t.prefix && !t.not);
+  const longest = prefixes.reduce<Term | undefined>((best, t) => (!best || t.token.length > best.token.length ? t : best), undefined);
+  return terms.filter((t) => !t.not && (!t.prefix || t === longest));
 }
 
 /** PostgreSQL: the newest entries a tier reads from the btree before it asks the text-search index. */

@@ -188,6 +188,20 @@ describe('GET /search', () => {
     expect(ids(await search(api, 'q=needle%20hays'))).toEqual([old.id]);
     expect(ids(await search(api, 'q=haystackson%20old.example'))).toEqual([old.id]);
     expect(ids(await search(api, 'q=needle%20new'))).toEqual([]);
+    // With statistics, PostgreSQL asks its index for the rare words only (here `needle`, not
+    // `new` or `example`, which 500 entries have) and checks the others on the rows.
+    if (app.provider === 'postgresql') {
+      await app.database.prisma.$executeRawUnsafe('ANALYZE "SearchEntry"');
+      const analyzed = await startApp();
+      try {
+        const again = (q: string) => send(`${analyzed.url}/api/v1/search?q=${q}`, 'GET', { headers: { 'X-Api-Key': api.key } }).then((r) => r.body.data.map((h: Hit) => h.id));
+        expect(await again('needle%20example')).toEqual([oldest.id, old.id]);
+        expect(await again('haystackson%20old.example')).toEqual([old.id]);
+        expect(await again('needle%20new')).toEqual([]);
+      } finally {
+        await analyzed.close();
+      }
+    }
   });
 
   it('refuses bad parameters with 422', async () => {

@@ -159,25 +159,60 @@ async function readTier(db: Db, provider: Provider, workspaceId: string, request
   const found = windowed.filter((r) => !r.edge);
   const edge = windowed.find((r) => r.edge);
   if (found.length >= limit || !edge) return found;
-  // The index is asked for the whole tokens and the longest prefix only, every other term
-  // checked on the rows it gives (`ts_match_vq`, the same test that no index serves): a
-  // prefix's matches are gathered whole before any other term narrows them, so a short
-  // or common one (`com`, `example`) read a million of them for one e-mail.
-  const indexed = indexedTerms(terms);
+  // The index is asked for the workspace and the rare terms only, every other term checked
+  // on the rows it gives (`ts_match_vq`, the same test that no index serves): a prefix's
+  // matches are gathered whole before any other term narrows them, so a common one
+  // (`example`, `com`) read a million of them for one e-mail.
+  const indexed = indexedTerms(terms, await commonLexemes(db));
+  // Every match first, then the order: in one statement with ORDER BY and LIMIT, the
+  // planner could walk the btree newest first testing each entry, and read the million
+  // that do not match.
   const older = await db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
-    SELECT ${columns} FROM "SearchEntry" e
-     WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
-       ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty}
-       AND ${Prisma.join(conditions, ' AND ')} AND ${past([new Date(edge.createdAt), edge.id])}
-     ${order} LIMIT ${limit - found.length}`;
+    WITH m AS MATERIALIZED (
+      SELECT ${columns} FROM "SearchEntry" e
+       WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
+         ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty}
+         AND ${Prisma.join(conditions, ' AND ')} AND ${past([new Date(edge.createdAt), edge.id])})
+    SELECT * FROM m e ${order} LIMIT ${limit - found.length}`;
   return [...found, ...older];
 }
 
-/** The terms PostgreSQL's index is asked for: every whole token, and of the prefixes the longest (likely the rarest). */
-function indexedTerms(terms: Term[]): Term[] {
-  const prefixes = terms.filter((t) => t.prefix && !t.not);
-  const longest = prefixes.reduce<Term | undefined>((best, t) => (!best || t.token.length > best.token.length ? t : best), undefined);
-  return terms.filter((t) => !t.not && (!t.prefix || t === longest));
+/** A term is common when PostgreSQL's statistics give it (a prefix: the lexemes it starts) at least this share of the entries. */
+const COMMON = 0.02;
+
+/**
+ * The terms PostgreSQL's index is asked for: the workspace's token, and the terms that are
+ * not common; when every term is common, all of them (the index then intersects them).
+ */
+function indexedTerms(terms: Term[], common: ReadonlyMap<string, number>): Term[] {
+  const share = (t: Term) => (t.prefix ? [...common].reduce((sum, [lexeme, f]) => sum + (lexeme.startsWith(t.token) ? f : 0), 0) : (common.get(t.token) ?? 0));
+  const [workspace, ...positive] = terms.filter((t) => !t.not);
+  const rare = positive.filter((t) => share(t) < COMMON);
+  return [workspace!, ...(rare.length > 0 ? rare : positive)];
+}
+
+/** How long the statistics read by `commonLexemes` are kept. */
+const STATISTICS_MS = 60_000;
+/** By database client: the workspace's client is a view over it (src/db/tenancy.ts). */
+const statistics = new WeakMap<object, { read: number; lexemes: Promise<Map<string, number>> }>();
+
+/**
+ * The index's most common lexemes and the share of entries holding each, as ANALYZE last
+ * counted them (pg_stats of the text-search index's expression), read at most once a
+ * minute; none before the first ANALYZE. Only the choice of plan depends on them.
+ */
+function commonLexemes(db: Db): Promise<Map<string, number>> {
+  const client = (Object.getPrototypeOf(db) as object | null) ?? db;
+  let known = statistics.get(client);
+  if (!known || Date.now() - known.read > STATISTICS_MS) {
+    const lexemes = db.$queryRaw<{ elems: string[] | null; freqs: number[] | null }[]>`
+      SELECT most_common_elems::text::text[] AS "elems", most_common_elem_freqs AS "freqs" FROM pg_stats WHERE tablename = 'SearchEntry_words_fts_idx'`.then(
+      ([row]) => new Map((row?.elems ?? []).map((lexeme, i) => [lexeme, Number(row!.freqs![i])])),
+    );
+    statistics.set(client, (known = { read: Date.now(), lexemes }));
+    lexemes.catch(() => statistics.delete(client));
+  }
+  return known.lexemes;
 }
 
 /** PostgreSQL: the newest entries a tier reads from the btree before it asks the text-search index. */

@@ -180,6 +180,7 @@ describe('GET /search', () => {
     const api = await newClient(app);
     const old = await contact(api, { first_name: 'Needle', last_name: 'Haystackson', email: 'needle@old.example' });
     const oldest = await contact(api, { first_name: 'Needlework', email: 'nw@old.example' });
+    const targets = (await api.post('/contacts/batch', { inputs: Array.from({ length: 20 }, (_, i) => ({ first_name: 'Target', email: `t${i}@old.example` })) })).body.data.map((c: { id: string }) => c.id);
     for (let n = 0; n < 5; n++) {
       const res = await api.post('/contacts/batch', { inputs: Array.from({ length: 100 }, (_, i) => ({ first_name: `Hay${n}x${i}`, email: `hay-${n}-${i}@new.example` })) });
       expect(res.status).toBe(201);
@@ -198,6 +199,20 @@ describe('GET /search', () => {
         expect(await again('needle%20example')).toEqual([oldest.id, old.id]);
         expect(await again('haystackson%20old.example')).toEqual([old.id]);
         expect(await again('needle%20new')).toEqual([]);
+        // Every word common (`new` and `example`): the newest entries first, then the index
+        // past the newest 400, walked by cursor without a repeat or a gap.
+        const hay = (await api.get('/contacts?per_page=100&sort=-created_at')).body.data.map((c: { id: string }) => c.id);
+        const walked: string[] = [];
+        let cursor = '';
+        do {
+          const page = (await send(`${analyzed.url}/api/v1/search?q=new%20example&per_page=50${cursor ? `&cursor=${cursor}` : ''}`, 'GET', { headers: { 'X-Api-Key': api.key } })).body;
+          walked.push(...page.data.map((h: Hit) => h.id));
+          cursor = page.next_cursor ?? '';
+        } while (cursor);
+        expect([walked.length, new Set(walked).size, walked.slice(0, 100)]).toEqual([500, 500, hay]);
+        // A common word (20 of 522 entries) none of the newest 400 has: past the window, from the index.
+        const found = (await send(`${analyzed.url}/api/v1/search?q=target&per_page=50`, 'GET', { headers: { 'X-Api-Key': api.key } })).body.data.map((h: Hit) => h.id);
+        expect(new Set(found)).toEqual(new Set(targets));
       } finally {
         await analyzed.close();
       }

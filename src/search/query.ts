@@ -143,38 +143,37 @@ async function readTier(db: Db, provider: Provider, workspaceId: string, request
        WHERE "SearchEntry_fts" MATCH ${fts5(terms)} AND ${Prisma.join(conditions, ' AND ')}
        ORDER BY f."rowid" ${direction} LIMIT ${limit}`;
   }
-  // PostgreSQL's estimate of a prefix query is a guess either way, so no plan is left to it:
-  // the newest WINDOW entries past the position come from the btree and are tested one by
-  // one (a tier dense among them fills the page at once), and only if the page is still
-  // short the text-search index gives the older matches, past the window's last entry.
-  const match = Prisma.sql`to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(terms)})`;
   const order = Prisma.sql`ORDER BY e."createdAt" ${direction}, e."id" ${direction}`;
   const pastOp = backwards ? Prisma.raw('>') : Prisma.raw('<');
-  const past = (at: [Date, string]) => Prisma.sql`(e."createdAt", e."id") ${pastOp} (${at[0]}, ${at[1]})`;
+  const past = (at: unknown[]) => Prisma.sql`(e."createdAt", e."id") ${pastOp} (${at[0] as Date}, ${at[1] as string})`;
+  const { indexed, rare } = indexedTerms(terms, await commonLexemes(db));
+  // A tier's matches through the text-search index, past `from`: the index is asked for the
+  // workspace and the rare terms only, every other term checked on the rows it gives
+  // (`ts_match_vq`, the same test that no index serves), since a prefix's matches are
+  // gathered whole before any other term narrows them (`example` and `com` read a million
+  // for one e-mail). Every match first, then the order: in one statement with ORDER BY and
+  // LIMIT, the planner may walk the btree newest first and test a million entries.
+  const gathered = (from: unknown[] | undefined, n: number) => db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
+    WITH m AS MATERIALIZED (
+      SELECT ${columns} FROM "SearchEntry" e
+       WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
+         ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty}
+         AND ${Prisma.join(conditions, ' AND ')} ${from ? Prisma.sql`AND ${past(from)}` : Prisma.empty})
+    SELECT * FROM m e ${order} LIMIT ${n}`;
+  if (rare) return gathered(after, limit);
+  // Every term common: the tier's matches are likely dense among the newest entries, so the
+  // newest WINDOW entries past the position come from the btree and are tested one by one,
+  // and only a page still short asks the index, past the window's last entry.
+  const match = Prisma.sql`to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(terms)})`;
   const windowed = await db.$queryRaw<(Omit<SearchHit, 'tier'> & { edge: boolean })[]>`
-    WITH w AS MATERIALIZED (SELECT * FROM "SearchEntry" e WHERE e."workspaceId" = ${workspaceId} ${after ? Prisma.sql`AND ${past(after as [Date, string])}` : Prisma.empty} ${order} LIMIT ${WINDOW})
+    WITH w AS MATERIALIZED (SELECT * FROM "SearchEntry" e WHERE e."workspaceId" = ${workspaceId} ${after ? Prisma.sql`AND ${past(after)}` : Prisma.empty} ${order} LIMIT ${WINDOW})
     (SELECT ${columns}, false AS "edge" FROM w e WHERE ${match} AND ${Prisma.join(conditions, ' AND ')} ${order} LIMIT ${limit})
     UNION ALL
     (SELECT ${columns}, true FROM w e ${order} LIMIT 1 OFFSET ${WINDOW - 1})`;
   const found = windowed.filter((r) => !r.edge);
   const edge = windowed.find((r) => r.edge);
   if (found.length >= limit || !edge) return found;
-  // The index is asked for the workspace and the rare terms only, every other term checked
-  // on the rows it gives (`ts_match_vq`, the same test that no index serves): a prefix's
-  // matches are gathered whole before any other term narrows them, so a common one
-  // (`example`, `com`) read a million of them for one e-mail.
-  const indexed = indexedTerms(terms, await commonLexemes(db));
-  // Every match first, then the order: in one statement with ORDER BY and LIMIT, the
-  // planner could walk the btree newest first testing each entry, and read the million
-  // that do not match.
-  const older = await db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
-    WITH m AS MATERIALIZED (
-      SELECT ${columns} FROM "SearchEntry" e
-       WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
-         ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty}
-         AND ${Prisma.join(conditions, ' AND ')} AND ${past([new Date(edge.createdAt), edge.id])})
-    SELECT * FROM m e ${order} LIMIT ${limit - found.length}`;
-  return [...found, ...older];
+  return [...found, ...(await gathered([new Date(edge.createdAt), edge.id], limit - found.length))];
 }
 
 /** A term is common when PostgreSQL's statistics give it (a prefix: the lexemes it starts) at least this share of the entries. */
@@ -182,13 +181,13 @@ const COMMON = 0.02;
 
 /**
  * The terms PostgreSQL's index is asked for: the workspace's token, and the terms that are
- * not common; when every term is common, all of them (the index then intersects them).
+ * not common (`rare`); when every term is common, all of them (the index then intersects them).
  */
-function indexedTerms(terms: Term[], common: ReadonlyMap<string, number>): Term[] {
+function indexedTerms(terms: Term[], common: ReadonlyMap<string, number>): { indexed: Term[]; rare: boolean } {
   const share = (t: Term) => (t.prefix ? [...common].reduce((sum, [lexeme, f]) => sum + (lexeme.startsWith(t.token) ? f : 0), 0) : (common.get(t.token) ?? 0));
   const [workspace, ...positive] = terms.filter((t) => !t.not);
   const rare = positive.filter((t) => share(t) < COMMON);
-  return [workspace!, ...(rare.length > 0 ? rare : positive)];
+  return { indexed: [workspace!, ...(rare.length > 0 ? rare : positive)], rare: rare.length > 0 };
 }
 
 /** How long the statistics read by `commonLexemes` are kept. */

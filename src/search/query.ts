@@ -151,15 +151,16 @@ async function readTier(db: Db, provider: Provider, workspaceId: string, request
   // workspace and the rare terms only, every other term checked on the rows it gives
   // (`ts_match_vq`, the same test that no index serves), since a prefix's matches are
   // gathered whole before any other term narrows them (`example` and `com` read a million
-  // for one e-mail). Every match first, then the order: in one statement with ORDER BY and
-  // LIMIT, the planner may walk the btree newest first and test a million entries.
+  // for one e-mail). The matches are gathered first, by that index alone, and then filtered
+  // and ordered: beside it in one statement, the btrees on the workspace, its types or its
+  // newest entries could be chosen too (a million entries a deal search read from
+  // (workspace, type)), or, with ORDER BY and LIMIT, a walk through the newest testing each.
   const gathered = (from: unknown[] | undefined, n: number) => db.$queryRaw<Omit<SearchHit, 'tier'>[]>`
     WITH m AS MATERIALIZED (
-      SELECT ${columns} FROM "SearchEntry" e
+      SELECT * FROM "SearchEntry" e
        WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
-         ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty}
-         AND ${Prisma.join(conditions, ' AND ')} ${from ? Prisma.sql`AND ${past(from)}` : Prisma.empty})
-    SELECT * FROM m e ${order} LIMIT ${n}`;
+         ${indexed.length < terms.length ? Prisma.sql`AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(terms)}))` : Prisma.empty})
+    SELECT ${columns} FROM m e WHERE ${Prisma.join(conditions, ' AND ')} ${from ? Prisma.sql`AND ${past(from)}` : Prisma.empty} ${order} LIMIT ${n}`;
   if (rare) return gathered(after, limit);
   // Every term common: the tier's matches are likely dense among the newest entries, so the
   // newest WINDOW entries past the position come from the btree and are tested one by one,

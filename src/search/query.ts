@@ -110,11 +110,17 @@ export async function searchPage(db: Db, request: SearchRequest, position: Curso
   const startTier = (position?.values[0] as Tier | undefined) ?? (backwards ? 2 : 0);
   const tiers = backwards ? TIERS.filter((t) => t <= startTier).reverse() : TIERS.filter((t) => t >= startTier);
   const rows: SearchHit[] = [];
-  for (const tier of tiers) {
-    const after = position && tier === startTier ? position.values.slice(1) : undefined;
-    const found = await readTier(db, provider, workspaceId, request, tier, wanted - rows.length, backwards, after);
-    rows.push(...found.map((r) => ({ ...r, tier, createdAt: new Date(r.createdAt), ...(r.rank !== undefined && { rank: Number(r.rank) }) })));
-    if (rows.length >= wanted) break;
+  // PostgreSQL, a query with a word its statistics do not find common: its matches are few,
+  // so they are gathered once and ranked in one statement.
+  const few = provider === 'postgresql' ? await fewMatches(db, workspaceId, request) : undefined;
+  if (few) rows.push(...(await readRanked(db, workspaceId, request, few, wanted, position)));
+  else {
+    for (const tier of tiers) {
+      const after = position && tier === startTier ? position.values.slice(1) : undefined;
+      const found = await readTier(db, provider, workspaceId, request, tier, wanted - rows.length, backwards, after);
+      rows.push(...found.map((r) => ({ ...r, tier, createdAt: new Date(r.createdAt), ...(r.rank !== undefined && { rank: Number(r.rank) }) })));
+      if (rows.length >= wanted) break;
+    }
   }
   const more = rows.length > request.perPage;
   const data = rows.slice(0, request.perPage);
@@ -175,6 +181,42 @@ async function readTier(db: Db, provider: Provider, workspaceId: string, request
   const edge = windowed.find((r) => r.edge);
   if (found.length >= limit || !edge) return found;
   return [...found, ...(await gathered([new Date(edge.createdAt), edge.id], limit - found.length))];
+}
+
+/** The query's terms as PostgreSQL's index is to be asked for them, when one of them is rare; else undefined. */
+async function fewMatches(db: Db, workspaceId: string, request: SearchRequest): Promise<Term[] | undefined> {
+  const { indexed, rare } = indexedTerms(tierQuery(request.words, workspaceId, 2).terms, await commonLexemes(db));
+  return rare ? indexed : undefined;
+}
+
+/**
+ * PostgreSQL: a page of matches gathered through the index's rare terms (`indexed`), every
+ * word checked on the rows, each ranked by its fields (the tiers of documents.ts, by the
+ * field text), past the cursor's position, in rank order (reversed walking back).
+ */
+async function readRanked(db: Db, workspaceId: string, request: SearchRequest, indexed: Term[], limit: number, position: Cursor | undefined): Promise<SearchHit[]> {
+  const all = tierQuery(request.words, workspaceId, 2).terms.filter((t) => !t.not);
+  const phrase = request.words.join(' ');
+  const tier = Prisma.sql`(CASE WHEN e."fields" LIKE ${`%\n${phrase}\n%`} THEN 0 WHEN e."fields" LIKE ${`%\n${phrase}%`} THEN 1 ELSE 2 END)`;
+  const backwards = position?.forward === false;
+  const [up, down] = backwards ? [Prisma.raw('DESC'), Prisma.raw('ASC')] : [Prisma.raw('ASC'), Prisma.raw('DESC')];
+  let past = Prisma.empty;
+  if (position) {
+    const [t, createdAt, id] = position.values as [number, Date, string];
+    const [later, earlier] = backwards ? [Prisma.raw('<'), Prisma.raw('>')] : [Prisma.raw('>'), Prisma.raw('<')];
+    past = Prisma.sql`AND (r."tier" ${later} ${t} OR (r."tier" = ${t} AND (r."createdAt", r."id") ${earlier} (${createdAt}, ${id})))`;
+  }
+  const rows = await db.$queryRaw<(Omit<SearchHit, 'tier'> & { tier: number | bigint })[]>`
+    WITH m AS MATERIALIZED (
+      SELECT * FROM "SearchEntry" e
+       WHERE to_tsvector('simple', e."words") @@ to_tsquery('simple', ${tsquery(indexed)})
+         AND ts_match_vq(to_tsvector('simple', e."words"), to_tsquery('simple', ${tsquery(all)})))
+    SELECT r.* FROM (
+      SELECT e."id", e."type", e."title", e."subtitle", e."record", e."createdAt", ${tier} AS "tier" FROM m e
+       WHERE e."workspaceId" = ${workspaceId} AND e."type" IN (${Prisma.join(request.types)})) r
+     WHERE TRUE ${past}
+     ORDER BY r."tier" ${up}, r."createdAt" ${down}, r."id" ${down} LIMIT ${limit}`;
+  return rows.map((r) => ({ ...r, tier: Number(r.tier), createdAt: new Date(r.createdAt) }));
 }
 
 /** A term is common when PostgreSQL's statistics give it (a prefix: the lexemes it starts) at least this share of the entries. */

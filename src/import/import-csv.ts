@@ -116,10 +116,12 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   let rowsRead = 0;
   let nextLine = 2;
 
-  // On PostgreSQL the next transactions' work overlaps this one's round trips (3 in flight:
-  // 4,833 rows/s with 2, 5,367 with 3, bench:csv); each commits after the one before, so
-  // the checkpoint only ever moves forward. SQLite has one writer: one at a time.
-  const inFlight = database.target.provider === 'postgresql' ? 3 : 1;
+  // One transaction at a time: a workspace's writes take turns from their events to their
+  // commit (src/events/outbox.ts: the event ids in commit order), so a second one in flight
+  // would only queue, and one that got the turn first would wait for ever for the one
+  // before it to commit (seen: a rerun's first transaction ended by its timeout, exit 2).
+  // Each commits after the one before, so the checkpoint only ever moves forward.
+  const inFlight = 1;
   const running: { rows: Row[]; keys: Set<string>; done: Promise<{ created: number; updated: number }> }[] = [];
   let previous: Promise<unknown> | undefined;
   const start = async () => {

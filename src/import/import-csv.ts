@@ -121,31 +121,12 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   // would only queue, and one that got the turn first would wait for ever for the one
   // before it to commit (seen: a rerun's first transaction ended by its timeout, exit 2).
   // Each commits after the one before, so the checkpoint only ever moves forward.
-  const inFlight = 1;
-  const running: { rows: Row[]; keys: Set<string>; done: Promise<{ created: number; updated: number }> }[] = [];
-  let previous: Promise<unknown> | undefined;
-  const start = async () => {
+  const commit = async () => {
     if (chunk.length === 0) return;
     const rows = chunk;
     chunk = [];
-    // Rows naming a record (e-mail, domain, sku) that a running transaction also names wait
-    // for it: they must see what it wrote, and two transactions updating one row, the later
-    // committing first, would wait on each other for ever.
-    const keys = writer.keysOf(rows);
-    if (running.some((r) => [...keys].some((k) => r.keys.has(k)))) while (running.length > 0) await settle();
-    const done = writeChunk(context, writer, rows, { resource: options.resource, hash, rowsRead, earlier, rejectedBefore, dryRun: options.dryRun, after: previous }).then((counts) => {
-      // Before the next transaction writes its checkpoint (it waits for this promise).
-      for (const row of rows) if (row.reasons) rejectedBefore.push(row.index);
-      return counts;
-    });
-    // Its failure is met when it is settled, in order; until then it must not count as unhandled.
-    done.catch(() => {});
-    previous = done;
-    running.push({ rows, keys, done });
-  };
-  const settle = async () => {
-    const { rows, done } = running.shift()!;
-    const counts = await done;
+    const counts = await writeChunk(context, writer, rows, { resource: options.resource, hash, rowsRead, earlier, rejectedBefore, dryRun: options.dryRun });
+    for (const row of rows) if (row.reasons) rejectedBefore.push(row.index);
     summary.created += counts.created;
     summary.updated += counts.updated;
     for (const row of rows.filter((r) => r.reasons)) {
@@ -182,14 +163,10 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
       const row: Row = { index: rowsRead, line, cells: record, input: rowInput(targets, record) };
       if (record.length !== header.length) row.reasons = [`The row has ${record.length} cells; the header has ${header.length}.`];
       chunk.push(row);
-      if (chunk.length >= ROWS_PER_TRANSACTION) {
-        await start();
-        while (running.length >= inFlight) await settle();
-      }
+      if (chunk.length >= ROWS_PER_TRANSACTION) await commit();
     }
     if (!header) throw new UnreadableImport(`${options.file}: no header row.`);
-    await start();
-    while (running.length > 0) await settle();
+    await commit();
   } catch (error) {
     if ((error as { code?: string }).code?.startsWith('CSV_')) throw new UnreadableImport(`${options.file}: not readable as CSV: ${(error as Error).message}`);
     throw error;
@@ -232,7 +209,7 @@ async function writeChunk(
   ctx: Context,
   writer: BatchWriter,
   rows: Row[],
-  at: { resource: ImportResource; hash: string; rowsRead: number; earlier: EarlierRuns; rejectedBefore: number[]; dryRun: boolean; after?: Promise<unknown> },
+  at: { resource: ImportResource; hash: string; rowsRead: number; earlier: EarlierRuns; rejectedBefore: number[]; dryRun: boolean },
 ) {
   const counts = { created: 0, updated: 0 };
   const fresh = rows.map((r) => r.reasons);
@@ -249,8 +226,6 @@ async function writeChunk(
         counts.created += done.created;
         counts.updated += done.updated;
       }
-      // The transaction before commits first (and if it failed, this one rolls back).
-      await at.after;
       if (at.dryRun) throw new DryRun();
       const rejected = [...at.rejectedBefore, ...rows.filter((r) => r.reasons).map((r) => r.index), ...[...at.earlier.rejected].filter((n) => n > at.rowsRead)];
       const checkpoint = { rowsDone: Math.max(at.rowsRead, at.earlier.rowsDone), rejectedRows: JSON.stringify(rejected.sort((a, b) => a - b)) };
@@ -298,11 +273,6 @@ class BatchWriter {
       total.updated += done.updated;
     }
     return total;
-  }
-
-  /** The values the rows are matched by. */
-  keysOf(rows: Row[]): Set<string> {
-    return new Set(rows.map((r) => this.#keyOf(r)).filter((k): k is string => k !== undefined));
   }
 
   /** The value a row is matched by (an upsert's e-mail; a domain or sku), normalized, if it has one. */

@@ -1,4 +1,4 @@
-import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, createSourceEventStream, execute, subscribe } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, createSourceEventStream, execute } from 'graphql';
 import { traceOperation } from '../tracing/tracing.js';
 import type { Context } from './context.js';
 import { ErrorCode, type ErrorCodeValue, codeOf, contractError } from './errors.js';
@@ -49,22 +49,19 @@ export async function runOperation(schema: GraphQLSchema, document: DocumentNode
 }
 
 /**
- * A subscription run in-process (the REST event stream): its results as they come, or
- * the error that stopped it before the first, as `runOperation` states errors. `source`:
- * the events its subscribe resolver yields, as they are, without running the document for
- * each (the caller writes them itself).
+ * A subscription run in-process (the REST event stream): the events its subscribe resolver
+ * yields, as they are, without running the document for each (the caller writes them), or
+ * the error that stopped it before the first, as `runOperation` states errors.
  */
 export async function runSubscription(
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown>,
   context: Context,
-  options: { source?: boolean } = {},
 ): Promise<{ ok: true; results: AsyncGenerator<unknown> } | Extract<OperationResult, { ok: false }>> {
   let result;
   try {
-    const args = { schema, document, variableValues: variables, contextValue: context };
-    result = await (options.source ? createSourceEventStream(args) : subscribe(args));
+    result = await createSourceEventStream({ schema, document, variableValues: variables, contextValue: context });
   } catch (thrown) {
     return { ok: false, status: 500, error: undefined, thrown };
   }

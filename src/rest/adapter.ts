@@ -1,4 +1,4 @@
-import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
+import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
@@ -25,7 +25,7 @@ interface CompiledRoute extends RestRoute {
   compiled: CompiledDocument;
   /** A CSV export's columns, read from its document once. */
   columns?: Column[];
-  /** A stream route with `message`: each event's message, encoded once for all its streams (keyed by the event object the live tail hands to each). */
+  /** A stream route: each event's message, encoded once for all its streams (keyed by the event object the live tail hands to each). */
   messages?: WeakMap<object, Uint8Array>;
 }
 
@@ -75,7 +75,7 @@ export function createRestAdapter(
   for (const r of table) {
     const compiled = compileDocument(schema, r.document, `${r.method} ${r.path}`);
     const columns = r.csv ? exportColumns(schema, compiled.document, compiled.operation) : undefined;
-    const messages = typeof r.stream === 'object' ? new WeakMap<object, Uint8Array>() : undefined;
+    const messages = r.stream ? new WeakMap<object, Uint8Array>() : undefined;
     const route = { ...r, segments: splitPath(r.path), scope: routeScope(r), compiled, columns, messages };
     if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
     const bucket = bucketOf(route.segments);
@@ -200,7 +200,7 @@ export function createRestAdapter(
   }
 
   /**
-   * A stream route (API.md section 10): its subscription's results as Server-Sent Events,
+   * A stream route (API.md section 10): the events its subscription yields as Server-Sent Events (its `message`),
    * each `id:` the event's id, `event:` its type, `data:` the event as its GET answers it.
    * `Last-Event-ID` is `since` when the query does not name one. The headers go out at
    * once; a comment every 15 s keeps proxies from closing a quiet stream. A client that
@@ -211,20 +211,17 @@ export function createRestAdapter(
     if (Object.keys(fromQuery.errors).length > 0) return respond(unprocessable(invalid(fromQuery.errors)), headers);
     const lastEventId = request.headers.get('last-event-id');
     const variables = { ...fromQuery.variables, ...(lastEventId && !('since' in fromQuery.variables) ? { since: lastEventId } : {}) };
-    const shared = typeof route.stream === 'object' ? { write: route.stream.message, messages: route.messages! } : undefined;
-    const started = await runSubscription(schema, route.compiled.document, variables, admitted, { source: shared !== undefined });
+    const started = await runSubscription(schema, route.compiled.document, variables, admitted);
     if (!started.ok) return respond(errorOutcome(started, requestId, route, false), headers);
     const results = started.results;
     const encoder = new TextEncoder();
-    /** The message of one event: with `message`, written and encoded once for every stream; else the document's result for this stream. */
-    const messageOf = (result: unknown): Uint8Array | undefined => {
-      if (shared) {
-        let bytes = shared.messages.get(result as object);
-        if (!bytes) shared.messages.set(result as object, (bytes = encoder.encode(shared.write(result))));
-        return bytes;
-      }
-      const event = Object.values((result as ExecutionResult).data ?? {})[0] as { id: string; type: string } | undefined;
-      return event && encoder.encode(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    const { message } = route.stream!;
+    const messages = route.messages!;
+    /** The message of one event, written and encoded once for every stream. */
+    const messageOf = (event: object): Uint8Array => {
+      let bytes = messages.get(event);
+      if (!bytes) messages.set(event, (bytes = encoder.encode(message(event))));
+      return bytes;
     };
     let keepAlive: NodeJS.Timeout | undefined;
     let flushing: NodeJS.Immediate | undefined;
@@ -267,11 +264,7 @@ export function createRestAdapter(
           }, STREAM_KEEP_ALIVE_MS);
           void (async () => {
             try {
-              for await (const result of results) {
-                const bytes = messageOf(result);
-                if (!bytes) break;
-                send(bytes);
-              }
+              for await (const event of results) send(messageOf(event as object));
               clearInterval(keepAlive);
               clearImmediate(flushing);
               flush();

@@ -24,14 +24,13 @@ export interface RestRoute<Data = any> {
   /** Query parameters that fill variables of their own, not `$filter` (`q` fills `$q`). */
   parameters?: Record<string, string>;
   /**
-   * Server-Sent Events: the document is a subscription, each of its results one message
-   * (`id:` the event id, `event:` its type). With `message`, the document still checks the
-   * request and opens the subscription, but each event its source yields is written by
-   * `message` (the whole SSE message, which must say what the document's result would),
-   * once per event whatever the number of streams: the live tail hands the same event to
-   * every subscriber of the process, and running the document for each one costs far more.
+   * Server-Sent Events: the document is a subscription that checks the request and opens
+   * the stream; each event its source yields is written by `message` (the whole SSE
+   * message, which must say what the document's result would), once per event whatever
+   * the number of streams: the live tail hands the same event to every subscriber of the
+   * process, and running the document for each one costs far more.
    */
-  stream?: boolean | { message: (event: any) => string };
+  stream?: { message: (event: any) => string };
   /** A CSV export (API.md section 8): the list document is walked by cursor and streamed as CSV. */
   csv?: CsvExport;
 }

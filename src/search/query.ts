@@ -67,22 +67,29 @@ interface Term {
   not?: boolean;
 }
 
+/** The terms every match has: the workspace's token, and each word as a prefix. */
+const baseTerms = (words: string[], workspaceId: string): Term[] => [{ token: workspaceWord(workspaceId) }, ...words.map((w) => ({ token: indexWord(w), prefix: true }))];
+
+/** Whether one of an entry's fields (a line of `e."fields"`) is the query's words (tier 0), or starts with them (tier 1). */
+function fieldTests(words: string[]): { exact: Prisma.Sql; start: Prisma.Sql } {
+  const phrase = words.join(' ');
+  return { exact: Prisma.sql`e."fields" LIKE ${`%\n${phrase}\n%`}`, start: Prisma.sql`e."fields" LIKE ${`%\n${phrase}%`}` };
+}
+
 /**
  * One tier's matches: full-text terms (the tokens of documents.ts name a field's first
  * word and a one-word field, so a one-word query's tiers are the index's own), and for a
  * query of several words the field test that tells its tiers apart among the matches.
  */
 function tierQuery(words: string[], workspaceId: string, tier: Tier): { terms: Term[]; fields?: Prisma.Sql } {
-  const base: Term[] = [{ token: workspaceWord(workspaceId) }, ...words.map((w) => ({ token: indexWord(w), prefix: true }))];
+  const base = baseTerms(words, workspaceId);
   const [first] = words as [string];
   if (words.length === 1) {
     if (tier === 0) return { terms: [...base, { token: wholeWord(first) }] };
     if (tier === 1) return { terms: [...base, { token: headWord(first), prefix: true }, { token: wholeWord(first), not: true }] };
     return { terms: [...base, { token: headWord(first), prefix: true, not: true }] };
   }
-  const phrase = words.join(' ');
-  const exact = Prisma.sql`e."fields" LIKE ${`%\n${phrase}\n%`}`;
-  const start = Prisma.sql`e."fields" LIKE ${`%\n${phrase}%`}`;
+  const { exact, start } = fieldTests(words);
   // A field starting with the phrase starts with its first word, whole.
   const head = { token: headWord(first) };
   if (tier === 0) return { terms: [...base, head], fields: exact };
@@ -185,7 +192,7 @@ async function readTier(db: Db, provider: Provider, workspaceId: string, request
 
 /** The query's terms as PostgreSQL's index is to be asked for them, when one of them is rare; else undefined. */
 async function fewMatches(db: Db, workspaceId: string, request: SearchRequest): Promise<Term[] | undefined> {
-  const { indexed, rare } = indexedTerms(tierQuery(request.words, workspaceId, 2).terms, await commonLexemes(db));
+  const { indexed, rare } = indexedTerms(baseTerms(request.words, workspaceId), await commonLexemes(db));
   return rare ? indexed : undefined;
 }
 
@@ -195,9 +202,9 @@ async function fewMatches(db: Db, workspaceId: string, request: SearchRequest): 
  * field text), past the cursor's position, in rank order (reversed walking back).
  */
 async function readRanked(db: Db, workspaceId: string, request: SearchRequest, indexed: Term[], limit: number, position: Cursor | undefined): Promise<SearchHit[]> {
-  const all = tierQuery(request.words, workspaceId, 2).terms.filter((t) => !t.not);
-  const phrase = request.words.join(' ');
-  const tier = Prisma.sql`(CASE WHEN e."fields" LIKE ${`%\n${phrase}\n%`} THEN 0 WHEN e."fields" LIKE ${`%\n${phrase}%`} THEN 1 ELSE 2 END)`;
+  const all = baseTerms(request.words, workspaceId);
+  const { exact, start } = fieldTests(request.words);
+  const tier = Prisma.sql`(CASE WHEN ${exact} THEN 0 WHEN ${start} THEN 1 ELSE 2 END)`;
   const backwards = position?.forward === false;
   const [up, down] = backwards ? [Prisma.raw('DESC'), Prisma.raw('ASC')] : [Prisma.raw('ASC'), Prisma.raw('DESC')];
   let past = Prisma.empty;

@@ -31,6 +31,16 @@ afterEach(async () => {
   drop = undefined;
 });
 
+/** A fresh database (dropped after the test) with every migration before the one named `*_<name>` applied. */
+async function migratedUpTo(name: string) {
+  const fresh = await freshDatabase();
+  drop = fresh.drop;
+  const target = resolveDatabase(fresh.url);
+  const names = migrationFiles(target.provider).map((f) => f.name);
+  await applyMigrations(target, { until: names.filter((n) => n < names.find((m) => m.endsWith(`_${name}`))!).at(-1)! });
+  return { fresh, target };
+}
+
 describe('migrations', () => {
   it('apply once, keep Prisma-compatible history, and create every model table', async () => {
     const fresh = await freshDatabase();
@@ -60,11 +70,7 @@ describe('migrations', () => {
 
 describe('the checkout_amounts migration', () => {
   it("gives each checkout made before it its amounts, from its transaction's metadata, exactly", async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    const target = resolveDatabase(fresh.url);
-    const before = migrationFiles(target.provider).map((f) => f.name).filter((name) => name < migrationFiles(target.provider).find((f) => f.name.endsWith('_checkout_amounts'))!.name).at(-1)!;
-    await applyMigrations(target, { until: before });
+    const { fresh, target } = await migratedUpTo('checkout_amounts');
     const now = "'2026-11-20T10:00:00.000Z'";
     const amounts = { currency: 'USD', subtotal: 120, discount: 12, total: 113.76, interest: 5.76, installments: 6, installmentAmount: 18.96, schedule: [], coupon: null };
     const metadata = JSON.stringify({ checkout: { amounts, payer: { name: 'Ada', email: 'ada@x.io' }, contact_id: 'c1' } }).replace(/'/g, "''");
@@ -83,11 +89,7 @@ describe('the checkout_amounts migration', () => {
   });
 
   it("gives each deal made before it its workspace's default currency of the time", async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    const target = resolveDatabase(fresh.url);
-    const names = migrationFiles(target.provider).map((f) => f.name);
-    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_deal_currency'))!).at(-1)! });
+    const { fresh, target } = await migratedUpTo('deal_currency');
     const now = "'2026-11-20T10:00:00.000Z'";
     for (const [ws, currency] of [['w1', 'EUR'], ['w2', 'JPY']]) {
       await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "defaultCurrency", "updatedAt") VALUES ('${ws}', '${ws}', '${currency}', ${now})`);
@@ -101,11 +103,7 @@ describe('the checkout_amounts migration', () => {
   });
 
   it("stores the search index's words of the records made before it behind an `x`, the workspace's token first as it was", async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    const target = resolveDatabase(fresh.url);
-    const names = migrationFiles(target.provider).map((f) => f.name);
-    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_search_word_namespace'))!).at(-1)! });
+    const { fresh, target } = await migratedUpTo('search_word_namespace');
     const now = "'2026-11-20T10:00:00.000Z'";
     await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('W1', 'w', ${now})`);
     for (const [id, words] of [['e1', 'ww1 ada lovelace 987'], ['e2', 'ww1']]) {
@@ -122,11 +120,7 @@ describe('the checkout_amounts migration', () => {
   });
 
   it("adds the rank's tokens to the search index's entries made before it: each field's first word, each one-word field", async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    const target = resolveDatabase(fresh.url);
-    const names = migrationFiles(target.provider).map((f) => f.name);
-    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_search_rank_words'))!).at(-1)! });
+    const { fresh, target } = await migratedUpTo('search_rank_words');
     const now = "'2026-11-20T10:00:00.000Z'";
     await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('W1', 'w', ${now})`);
     // Fields one per line, written here with `|` for the line breaks.
@@ -147,11 +141,7 @@ describe('the checkout_amounts migration', () => {
 
 describe('the report_totals migration', () => {
   it('adds up the deals and transactions made before it, exactly', async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    const target = resolveDatabase(fresh.url);
-    const names = migrationFiles(target.provider).map((f) => f.name);
-    await applyMigrations(target, { until: names.filter((name) => name < names.find((n) => n.endsWith('_report_totals'))!).at(-1)! });
+    const { fresh, target } = await migratedUpTo('report_totals');
     const now = "'2026-11-20T10:00:00.000Z'";
     const statements = [
       `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`,

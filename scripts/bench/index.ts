@@ -1,4 +1,4 @@
-// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>] [--processes <n,n>] [--webhooks-only] [--live-only] [--live-seconds <s>]
+// npm run bench [-- --database <url>] [--duration <s>] [--rounds <n>] [--connections <n>] [--processes <n,n>] [--only <text>] [--webhooks-only] [--live-only] [--live-seconds <s>]
 //
 // Starts the service (compiled to build/main.js, as npm start serves it) and a bare-Prisma server (bare-prisma-server.ts) as
 // separate processes on a fresh seeded database, loads both from this process with
@@ -26,6 +26,8 @@ const USAGE = `npm run bench -- [--database <url>] [--duration <seconds>] [--rou
   --connections  concurrent connections of the load (default 50)
   --processes    the service's process counts (WEB_CONCURRENCY), comma-separated (default 1): every
                  measurement runs at the first; REST GET by id runs at each (e.g. 1,2)
+  --only         only the request rows whose label holds this text (e.g. "products/{id}"), no
+                 webhook or live rows: for A/B runs and profiles of one route
   --webhooks-only  only the webhook rows (the write with and without an endpoint, the delay to the
                  first attempt at 200 writes/s, the drain), printed as their table
   --live-only    only the live-updates rows (100 subscribers, REST streams and GraphQL subscriptions,
@@ -43,6 +45,7 @@ function options() {
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '50' },
       processes: { type: 'string', default: '1' },
+      only: { type: 'string' },
       'webhooks-only': { type: 'boolean', default: false },
       'live-only': { type: 'boolean', default: false },
       'live-seconds': { type: 'string', default: '10' },
@@ -61,10 +64,12 @@ function options() {
   if (!Number.isInteger(connections) || connections < 1) throw new Error(`--connections must be a whole number from 1\n${USAGE}`);
   const liveSeconds = Number(values['live-seconds']);
   if (!(liveSeconds > 0)) throw new Error(`--live-seconds must be a positive number of seconds\n${USAGE}`);
-  if (values['webhooks-only'] && values['live-only']) throw new Error(`--webhooks-only and --live-only: one or the other\n${USAGE}`);
+  if ([values['webhooks-only'], values['live-only'], values.only !== undefined].filter(Boolean).length > 1) {
+    throw new Error(`--only, --webhooks-only and --live-only: one of them at most\n${USAGE}`);
+  }
   const processes = [...new Set(values.processes.split(',').map((n) => Number(n.trim())))];
   if (!processes.every((n) => Number.isInteger(n) && n >= 1)) throw new Error(`--processes must list whole numbers from 1\n${USAGE}`);
-  return { database: values.database, duration, rounds, connections, processes, webhooksOnly: values['webhooks-only'], liveOnly: values['live-only'], liveSeconds };
+  return { database: values.database, duration, rounds, connections, processes, only: values.only, webhooksOnly: values['webhooks-only'], liveOnly: values['live-only'], liveSeconds };
 }
 
 interface Scratch {
@@ -438,6 +443,11 @@ async function main(): Promise<number> {
 
   const runId = randomBytes(4).toString('hex');
   const plan = measurements(seeded.productIds, runId, opts.processes);
+  if (opts.only !== undefined) {
+    plan.service = plan.service.filter((m) => m.label.includes(opts.only!));
+    if (plan.service.length === 0) throw new Error(`--only ${opts.only}: no row's label holds it`);
+    plan.bare = plan.bare.filter((b) => plan.service.some((m) => m.bare === b.label));
+  }
   const load = { connections: opts.connections, seconds: opts.duration };
   const samples = new Map<string, Sample[]>();
   const problems: string[] = [];
@@ -503,12 +513,13 @@ async function main(): Promise<number> {
     }
   }
   const rss = { services: [...services].map(([n, service]) => [n, service.rssBytes()] as const), bare: bare.rssBytes() };
-  const hooks = await benchWebhooks(services.get(opts.processes[0]!)!, seeded.key, { ...load, rounds: opts.rounds }, progress, () => interrupted);
-  if (!hooks) return 130;
-  for (const s of [...hooks.withoutEndpoint, ...hooks.withEndpoint]) if (s.problems.length) problems.push(`webhooks: ${s.problems.join('; ')}`);
-  const liveFigures = await live();
-  if (!liveFigures) return 130;
-  problems.push(...liveFigures.runs.flatMap(liveProblems).map((p) => `live updates: ${p}`));
+  const everything = opts.only === undefined;
+  const hooks = everything ? await benchWebhooks(services.get(opts.processes[0]!)!, seeded.key, { ...load, rounds: opts.rounds }, progress, () => interrupted) : undefined;
+  if (everything && !hooks) return 130;
+  for (const s of hooks ? [...hooks.withoutEndpoint, ...hooks.withEndpoint] : []) if (s.problems.length) problems.push(`webhooks: ${s.problems.join('; ')}`);
+  const liveFigures = everything ? await live() : undefined;
+  if (everything && !liveFigures) return 130;
+  problems.push(...(liveFigures?.runs.flatMap(liveProblems) ?? []).map((p) => `live updates: ${p}`));
 
   const rows = plan.service.map((m) => ({
     label: m.label,
@@ -535,8 +546,8 @@ async function main(): Promise<number> {
     `| bare-Prisma server (through tsx) | ${mb(rss.bare)} |`,
     '',
     ...batchSection(rows),
-    ...webhookSection(hooks),
-    ...liveSection(liveFigures, scratch.describe),
+    ...(hooks ? webhookSection(hooks) : []),
+    ...(liveFigures ? liveSection(liveFigures, scratch.describe) : []),
   ];
   process.stdout.write(out.join('\n'));
   if (problems.length) {

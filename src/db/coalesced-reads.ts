@@ -1,4 +1,4 @@
-import { MODELS, defineLazily } from './tenancy.js';
+import { overDelegates } from './tenancy.js';
 
 type Args = Record<string, unknown> & { where?: Record<string, unknown> };
 type Delegate = Record<string, (args?: Args) => PromiseLike<unknown>>;
@@ -16,10 +16,8 @@ interface Group {
  * about 0.1 ms of CPU per call, ten times this. Any other call is the client's own.
  */
 export function coalescedReads<T extends object>(db: T): T {
-  const client = Object.create(db) as Record<string, unknown>;
   const base = db as unknown as Record<string, Delegate>;
-  for (const { delegate } of MODELS) {
-    defineLazily(client, delegate, () => {
+  return overDelegates(db, (_model, delegate) => {
       const from = base[delegate]!;
       const groups = new Map<string, Group>();
       const flush = async (key: string) => {
@@ -52,7 +50,5 @@ export function coalescedReads<T extends object>(db: T): T {
       };
       // Defined, not assigned: the delegate it inherits from is frozen.
       return Object.freeze(Object.create(from, { findUnique: { value: findUnique, enumerable: true } }));
-    });
-  }
-  return client as T;
+  });
 }

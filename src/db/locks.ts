@@ -1,5 +1,5 @@
 import { lostRace } from './errors.js';
-import { type ScopedDb, workspaceOf } from './tenancy.js';
+import { type ScopedDb, overDelegates, workspaceOf } from './tenancy.js';
 
 /** The client inside `db.$transaction(async (tx) => ...)`: still scoped to the caller's workspace. */
 export type Tx = Parameters<Parameters<ScopedDb['$transaction']>[0]>[0];
@@ -57,11 +57,15 @@ export async function atomically<T>(db: ScopedDb, work: (tx: Tx) => Promise<T>, 
 
 const TRANSACTION = Symbol('transaction');
 
+/** What makes a wrapper of a transaction's client joinable: its `$transaction` runs the work on `client()` inside the transaction. */
+export function joining(client: () => object): Record<string | symbol, unknown> {
+  return { $transaction: (work: (tx: object) => unknown) => Promise.resolve().then(() => work(client())), [TRANSACTION]: true };
+}
+
 /** A transaction's client whose `$transaction` joins it, so code written to open one runs inside it. */
 export function joinable<T extends object>(tx: T): T {
-  const client = Object.create(tx) as T;
-  Object.defineProperty(client, '$transaction', { value: (work: (tx: T) => unknown) => Promise.resolve().then(() => work(client)) });
-  Object.defineProperty(client, TRANSACTION, { value: true });
+  const models = tx as Record<string, unknown>;
+  const client: T = overDelegates(tx, (_model, delegate) => models[delegate], joining(() => client));
   return client;
 }
 

@@ -45,23 +45,38 @@ export function workspaceOf(db: object): string {
   return id;
 }
 
-// Own, read-only properties: an assignment would go through the client's own Proxy (the prototype).
-const define = (on: object, name: string, value: unknown) => Object.defineProperty(on, name, { value, enumerable: true });
+const MODEL_OF_DELEGATE = new Map(MODELS.map(({ model, delegate }) => [delegate, model]));
 
 /**
- * A property made on first read, then kept: a transaction's client is scoped anew for
- * each transaction, which uses two or three of the models (and Prisma makes a model's
- * delegate on a transaction's client only when it is read).
+ * A client over `base` whose model delegates are `make`'s, each made on first use and
+ * then kept, and whose other properties are `own`'s, else `base`'s. The one way the
+ * service wraps a client (the workspace scope, the event recorder, coalesced reads):
+ * a Proxy rather than a property per model, because a wrapper is made for every
+ * transaction, which uses two or three of the ~40 models (a property per model cost
+ * ~40 µs per wrapper, for every write).
  */
-export function defineLazily(on: object, name: string, make: () => unknown): void {
-  Object.defineProperty(on, name, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = make();
-      define(on, name, value);
-      return value;
+export function overDelegates<T extends object>(
+  base: T,
+  make: (model: string, delegate: string) => unknown,
+  own: Record<string | symbol, unknown> = {},
+): T {
+  const made = new Map<string, unknown>();
+  return new Proxy(base, {
+    get(target, property, receiver) {
+      if (typeof property === 'string') {
+        const model = MODEL_OF_DELEGATE.get(property);
+        if (model !== undefined) {
+          let delegate = made.get(property);
+          if (delegate === undefined) made.set(property, (delegate = make(model, property)));
+          return delegate;
+        }
+      }
+      return Object.hasOwn(own, property) ? own[property] : Reflect.get(target, property, receiver);
     },
+    has: (target, property) => Object.hasOwn(own, property) || Reflect.has(target, property),
+    // Nothing is assigned to a client: a wrapper is replaced, never changed.
+    set: () => false,
+    defineProperty: () => false,
   });
 }
 
@@ -79,25 +94,25 @@ export function defineLazily(on: object, name: string, make: () => unknown): voi
  * `$` methods) is the base client's.
  */
 export function scopeToWorkspace(prisma: Db, workspaceId: string): Db {
-  const scoped = Object.create(prisma) as Record<string | symbol, unknown>;
-  Object.defineProperty(scoped, WORKSPACE, { value: workspaceId });
   const base = prisma as unknown as Record<string, Record<Operation, (args: unknown) => unknown>>;
-  for (const { model, delegate } of MODELS) {
-    defineLazily(scoped, delegate, () => {
-      const from = base[delegate]!;
-      const wrapped = Object.create(null) as Record<Operation, (args?: Record<string, any>) => unknown>;
-      for (const operation of OPERATIONS) wrapped[operation] = (args) => from[operation](scopedArgs(model, operation, args, workspaceId));
-      return Object.freeze(wrapped);
-    });
-  }
+  const own: Record<string | symbol, unknown> = { [WORKSPACE]: workspaceId };
   // A transaction's own client has no $transaction (Prisma does not nest them).
   const { $transaction } = prisma as unknown as { $transaction?: (arg: unknown, options?: unknown) => Promise<unknown> };
   if ($transaction) {
     const transaction = $transaction.bind(prisma);
-    define(scoped, '$transaction', (arg: unknown, options?: unknown) =>
-      typeof arg === 'function' ? transaction((tx: Db) => (arg as (tx: Db) => unknown)(scopeToWorkspace(tx, workspaceId)), options) : transaction(arg, options));
+    own.$transaction = (arg: unknown, options?: unknown) =>
+      typeof arg === 'function' ? transaction((tx: Db) => (arg as (tx: Db) => unknown)(scopeToWorkspace(tx, workspaceId)), options) : transaction(arg, options);
   }
-  return scoped as unknown as Db;
+  return overDelegates(
+    prisma,
+    (model, delegate) => {
+      const from = base[delegate]!;
+      const wrapped = Object.create(null) as Record<Operation, (args?: Record<string, any>) => unknown>;
+      for (const operation of OPERATIONS) wrapped[operation] = (args) => from[operation](scopedArgs(model, operation, args, workspaceId));
+      return Object.freeze(wrapped);
+    },
+    own,
+  );
 }
 
 export type ScopedDb = Db;

@@ -1,9 +1,9 @@
 import { getDatamodel } from '../generated/sqlite/pothos-types.js';
 import type { Db } from '../db/client.js';
 import { coalescedReads } from '../db/coalesced-reads.js';
-import { joinable } from '../db/locks.js';
+import { joining } from '../db/locks.js';
 import { insertRows } from '../db/raw-insert.js';
-import { MODELS, OPERATIONS, type Operation, defineLazily, workspaceOf } from '../db/tenancy.js';
+import { OPERATIONS, type Operation, overDelegates, workspaceOf } from '../db/tenancy.js';
 import type { Actor, Context } from '../graphql/context.js';
 import type { RestObject, Represent } from './representation.js';
 import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel } from './resources.js';
@@ -55,30 +55,29 @@ export class EventRecorder {
     private readonly origin: { actor: Actor; requestId: string | null },
   ) {}
 
-  /** `tx` with every write on a model that has events recorded, and `$transaction` joining it. */
+  /** `tx` with every write on a model that has events recorded, and `$transaction` joining it (with this client). */
   client<T extends object>(tx: T): T {
-    const client = joinable(tx) as Record<string, unknown>;
     const base = tx as unknown as Record<string, Delegate>;
-    for (const { model, delegate } of MODELS) {
+    const recordCreated = async (model: string, ids: string[]) => {
       const tracked = TRACKED_MODELS[model];
-      if (!tracked) continue;
-      defineLazily(client, delegate, () => {
+      if (!tracked || tracked.parentKey) throw new Error(`events: ${model} rows are not records of their own`);
+      await this.touch(tracked.resource, ids, 'created');
+    };
+    const client: T = overDelegates(
+      tx,
+      (model, delegate) => {
         const from = base[delegate]!;
+        const tracked = TRACKED_MODELS[model];
+        if (!tracked) return from;
         const wrapped = Object.create(null) as Delegate;
         for (const operation of OPERATIONS) {
           wrapped[operation] = READS.has(operation) ? (args) => from[operation](args) : (args) => this.write(tracked, from, operation, args ?? {});
         }
         return Object.freeze(wrapped);
-      });
-    }
-    Object.defineProperty(client, RECORD_CREATED, {
-      value: async (model: string, ids: string[]) => {
-        const tracked = TRACKED_MODELS[model];
-        if (!tracked || tracked.parentKey) throw new Error(`events: ${model} rows are not records of their own`);
-        await this.touch(tracked.resource, ids, 'created');
       },
-    });
-    return client as T;
+      { ...joining(() => client), [RECORD_CREATED]: recordCreated },
+    );
+    return client;
   }
 
   private async write(tracked: TrackedModel, from: Delegate, operation: Operation, args: Record<string, any>): Promise<unknown> {

@@ -6,7 +6,7 @@ import { EventRecorder, type EventRow } from './recorder.js';
 import type { Represent } from './representation.js';
 import { idsAfter, newId } from '../db/ids.js';
 import { deliveriesOf, eventPayload, takeTurn } from './deliveries.js';
-import { indexForSearch } from '../search/index-writer.js';
+import { ENTRY_COLUMNS, entryColumns } from '../search/index-writer.js';
 
 /**
  * The one way anything writes records: `work` runs in one transaction on a client that
@@ -48,17 +48,21 @@ export async function writeWithEvents<T>(
 }
 
 const EVENT_COLUMNS = ['id', 'workspaceId', 'type', 'resource', 'recordId', 'actor', 'requestId', 'data', 'createdAt'] as const satisfies readonly (keyof EventRow)[];
-/** The columns of the view EventOutbox (see its migration): an event's row, its deliveries' payload, and its deliveries. */
-const OUTBOX_COLUMNS = [...EVENT_COLUMNS, 'payload', 'deliveries'] as const;
+/**
+ * The columns of the view EventOutbox (see its migrations): an event's row, its
+ * deliveries' payload and its deliveries, and its record's search entry (ENTRY_COLUMNS,
+ * prefixed: `searchType`, `searchTitle`, ...).
+ */
+const OUTBOX_COLUMNS = [...EVENT_COLUMNS, 'payload', 'deliveries', ...ENTRY_COLUMNS.map((c) => `search${c[0]!.toUpperCase()}${c.slice(1)}`)];
 
 /**
- * Inserts what `recorder` recorded, and its deliveries to the workspace's subscribed
- * endpoints, with the transaction's client `db`, in one INSERT: into Event, or, when
- * some endpoint subscribes, into the view EventOutbox, whose trigger writes each event
- * and its deliveries; then brings the search index up to date with the records the
- * events carry. The REST objects and the endpoints are read at once: a transaction
- * holds its locks (on SQLite, the database's one writer) for as few round trips as can be.
- * Whatever records events (a write, the demo) keeps the index with them.
+ * Inserts what `recorder` recorded with the transaction's client `db`, in one INSERT:
+ * into Event, or, when some endpoint subscribes or a record is searched, into the view
+ * EventOutbox, whose trigger writes each event, its deliveries to the workspace's
+ * subscribed endpoints, and its record's search entry (read-your-writes: the next
+ * request finds what this one wrote). The REST objects and the endpoints are read at
+ * once: a transaction holds its locks (on SQLite, the database's one writer) for as few
+ * round trips as can be. Whatever records events (a write, the demo) keeps the index with them.
  */
 export async function saveEvents(db: Context['db'], recorder: EventRecorder): Promise<{ events: EventRow[]; deliveries: number }> {
   if (!recorder.wroteAnything) return { events: [], deliveries: 0 };
@@ -69,16 +73,20 @@ export async function saveEvents(db: Context['db'], recorder: EventRecorder): Pr
   const nextId = idsAfter(newest);
   const events: EventRow[] = drafts.map((draft) => ({ id: nextId(), ...draft }));
   const deliveries = deliveriesOf(events, endpoints);
-  if (deliveries.size === 0) {
+  const entries = events.map(entryColumns);
+  if (deliveries.size === 0 && entries.every((entry) => entry[0] === null)) {
     await insertRows(db, 'Event', EVENT_COLUMNS, events.map((e) => EVENT_COLUMNS.map((c) => e[c])));
-    await indexForSearch(db, events);
     return { events, deliveries: 0 };
   }
-  const rows = events.map((e) => {
+  const rows = events.map((e, i) => {
     const to = deliveries.get(e);
-    return [...EVENT_COLUMNS.map((c) => e[c]), to ? eventPayload(e) : null, to ? JSON.stringify(to.map((endpointId) => [newId(), endpointId])) : null];
+    return [
+      ...EVENT_COLUMNS.map((c) => e[c]),
+      to ? eventPayload(e) : null,
+      to ? JSON.stringify(to.map((endpointId) => [newId(), endpointId])) : null,
+      ...entries[i]!,
+    ];
   });
   await insertRows(db, 'EventOutbox', OUTBOX_COLUMNS, rows);
-  await indexForSearch(db, events);
   return { events, deliveries: [...deliveries.values()].reduce((n, to) => n + to.length, 0) };
 }

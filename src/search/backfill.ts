@@ -5,7 +5,7 @@ import type { Loop } from '../jobs/loops.js';
 import type { Represent } from '../events/representation.js';
 import { EVENT_RESOURCES } from '../events/resources.js';
 import { SEARCH_TYPES, SEARCH_TYPE_NAMES } from './documents.js';
-import { type RecordedEvent, indexForSearch } from './index-writer.js';
+import { type RecordedEvent, indexMissing } from './index-writer.js';
 
 /** Records per transaction: each is read as its REST GET answers it, so a round stays short. */
 export const BACKFILL_BATCH = 200;
@@ -34,7 +34,7 @@ export async function indexUnindexedRecords(prisma: Db, represent: Represent, st
           const object = await represent(resource, row.id, context);
           if (object) events.push({ workspaceId: row.workspaceId, type: `${resource}.created`, resource, recordId: row.id, object });
         }
-        await indexForSearch(tx as unknown as Db, events, { onlyMissing: true });
+        await indexMissing(tx as unknown as Db, events);
         indexed += events.length;
         // A batch that found fewer, or could index none of them, is the last of this type.
         return missing.length < batch || events.length === 0;

@@ -1,6 +1,5 @@
 import type { Db } from '../db/client.js';
 import { insertRows } from '../db/raw-insert.js';
-import { Prisma } from '../generated/sqlite/client.js';
 import { searchRow, searchTypeOf } from './documents.js';
 
 /** An event as the write path records it: enough to keep its record's entry current. */
@@ -13,32 +12,29 @@ export interface RecordedEvent {
   object: Record<string, unknown>;
 }
 
-const COLUMNS = ['id', 'workspaceId', 'type', 'title', 'subtitle', 'words', 'fields', 'record', 'createdAt'] as const;
-const UPSERT = `ON CONFLICT ("id") DO UPDATE SET ${COLUMNS.filter((c) => c !== 'id' && c !== 'workspaceId').map((c) => `"${c}" = excluded."${c}"`).join(', ')}`;
-/** The backfill's: an entry a write made meanwhile is newer than what the backfill read. */
-const ONLY_MISSING = 'ON CONFLICT ("id") DO NOTHING';
+/** The columns of a record's entry beside its id and workspace, in the order `entryColumns` gives them. */
+export const ENTRY_COLUMNS = ['type', 'title', 'subtitle', 'words', 'fields', 'record', 'createdAt'] as const;
 
 /**
- * Keeps the search index as the write left the records, with the transaction's client
- * (read-your-writes: the next request finds what this one wrote): each searched record's
- * last event of the transaction rewrites its entry, or removes it when deleted.
+ * What `event` does to its record's search entry, as the values of ENTRY_COLUMNS: the
+ * entry as the record now is; for a deletion, the type alone (the entry goes); nothing
+ * (all null) for a record that is not searched.
  */
-export async function indexForSearch(db: Pick<Db, '$executeRaw'>, events: readonly RecordedEvent[], { onlyMissing = false } = {}): Promise<void> {
-  const last = new Map<string, RecordedEvent>();
-  for (const event of events) if (searchTypeOf(event.resource)) last.set(event.recordId, event);
-  if (last.size === 0) return;
-  const gone: string[] = [];
-  const rows: unknown[][] = [];
-  for (const event of last.values()) {
-    if (event.type.endsWith('.deleted')) {
-      gone.push(event.recordId);
-      continue;
-    }
-    const type = searchTypeOf(event.resource)!;
-    const { object } = event;
-    const row = searchRow(type, event.workspaceId, object);
-    rows.push([event.recordId, event.workspaceId, type, row.title, row.subtitle, row.words, row.fields, JSON.stringify(object), new Date(String(object.created_at))]);
-  }
-  if (gone.length > 0) await db.$executeRaw`DELETE FROM "SearchEntry" WHERE "id" IN (${Prisma.join(gone)})`;
-  if (rows.length > 0) await insertRows(db, 'SearchEntry', COLUMNS, rows, onlyMissing ? ONLY_MISSING : UPSERT);
+export function entryColumns(event: RecordedEvent): unknown[] {
+  const type = searchTypeOf(event.resource);
+  if (!type) return ENTRY_COLUMNS.map(() => null);
+  if (event.type.endsWith('.deleted')) return [type, ...ENTRY_COLUMNS.slice(1).map(() => null)];
+  const { object } = event;
+  const row = searchRow(type, event.workspaceId, object);
+  return [type, row.title, row.subtitle, row.words, row.fields, JSON.stringify(object), new Date(String(object.created_at))];
+}
+
+/**
+ * Writes the entries of records written without events (the backfill: records from
+ * before the index), only where an entry is missing (a write made meanwhile wrote a newer
+ * one). A write keeps the index with its events, in the same statement (src/events/outbox.ts).
+ */
+export async function indexMissing(db: Pick<Db, '$executeRaw'>, events: readonly RecordedEvent[]): Promise<void> {
+  const rows = events.map((event) => [event.recordId, event.workspaceId, ...entryColumns(event)]).filter((row) => row[3] !== null);
+  if (rows.length > 0) await insertRows(db, 'SearchEntry', ['id', 'workspaceId', ...ENTRY_COLUMNS], rows, 'ON CONFLICT ("id") DO NOTHING');
 }

@@ -85,7 +85,7 @@ const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || pat
  * then measured, and /metrics shows the figures to the token's holder.
  */
 export function createApp(service: Service, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown(), metrics?: Metrics) {
-  const { database, schema, deliveries } = service;
+  const { database, schema, commits } = service;
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
@@ -98,11 +98,11 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
   });
   shutdown.stopping.addEventListener('abort', () => void live.close());
   metrics?.countStreams(() => live.open);
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, deliveries });
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, commits });
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency, { metrics });
   const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
-  const publicGate = createPublicGate(database, publicLimit, settings, deliveries);
+  const publicGate = createPublicGate(database, publicLimit, settings, commits);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
   const pay = createPayPages(schema, publicGate);
   const graphql = createGraphQL(schema, gate, metrics);

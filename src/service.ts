@@ -1,5 +1,5 @@
 import type { Database } from './db/client.js';
-import { DeliverySignal } from './events/deliveries.js';
+import { CommitSignal } from './events/commit-signal.js';
 import { type ServiceSchema, buildSchema } from './schema.js';
 
 /**
@@ -10,11 +10,11 @@ import { type ServiceSchema, buildSchema } from './schema.js';
  */
 export interface Service extends ServiceSchema {
   database: Database;
-  /** This service's writes that queue webhook deliveries wake its own delivery worker. */
-  deliveries: DeliverySignal;
+  /** What this service's writes say once committed: those that queue webhook deliveries wake its own delivery worker. */
+  commits: CommitSignal;
 }
 
 /** A service over `database`; `schema`: one already built in this process (it is the same for every service: the tests build it once). */
 export function composeService(database: Database, schema: ServiceSchema = buildSchema()): Service {
-  return { ...schema, database, deliveries: new DeliverySignal() };
+  return { ...schema, database, commits: new CommitSignal() };
 }

@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../db/database-url.js';
 import type { EventFeed, EventStreamSubscription } from '../graphql/context.js';
 import { logError } from '../log.js';
 import type { StoredEvent } from './deliveries.js';
+import type { EventChannel } from './event-channel.js';
 
 /** The PostgreSQL channel the Event table's trigger notifies on commit (see its migration). */
 export const EVENTS_CHANNEL = 'salesgraph_events';
@@ -24,7 +25,7 @@ const BATCH = 500;
 /** After a failed read of the log, how long before the notified workspaces are read again. */
 const RETRY_MS = 1_000;
 
-/** Where the live tail learns of commits: the embedded database's poll, or PostgreSQL's LISTEN. */
+/** Where the live tail learns of commits: the embedded database's poll, PostgreSQL's LISTEN, or Redis pub/sub. */
 interface Source {
   /** Settles once this process follows the commits of every workspace subscribed to so far (or its first attempt failed). */
   ready(): Promise<void>;
@@ -32,6 +33,12 @@ interface Source {
   follow?(workspaceId: string): void;
   unfollow?(workspaceId: string): void;
   stop(): Promise<void>;
+}
+
+/** REDIS_URL is set: the live tail follows EVENTS_REDIS_CHANNEL, and reads the log every `safetyReadMs` for publishes lost. */
+export interface LiveRedis {
+  channel: EventChannel;
+  safetyReadMs: number;
 }
 
 interface Subscriber extends EventStreamSubscription {
@@ -43,10 +50,12 @@ interface Subscriber extends EventStreamSubscription {
 /**
  * The live tail of the event log (API.md section 10), one per process: whatever process
  * or instance commits events, every subscriber of that workspace in this process gets
- * them. On PostgreSQL the Event table's trigger notifies each commit's ids (LISTEN/NOTIFY,
- * delivered only if the transaction commits); on the embedded database, one process's
- * reader polls the log while anyone listens. Each subscriber has a bounded queue: a reader
- * that falls `bufferEvents` behind is dropped, never buffered without bound.
+ * them. With REDIS_URL, the committing process publishes the ids on a Redis channel that
+ * every process follows; without it, on PostgreSQL the Event table's trigger notifies
+ * each commit's ids (LISTEN/NOTIFY, delivered only if the transaction commits), and on
+ * the embedded database one process's reader polls the log while anyone listens. Each
+ * subscriber has a bounded queue: a reader that falls `bufferEvents` behind is dropped,
+ * never buffered without bound.
  */
 export class LiveEvents implements EventFeed {
   readonly #subscribers = new Map<string, Set<Subscriber>>();
@@ -58,6 +67,7 @@ export class LiveEvents implements EventFeed {
     private readonly db: Db,
     private readonly target: DatabaseTarget,
     private readonly limits: { streamsPerKey: number; bufferEvents: number },
+    private readonly redis?: LiveRedis,
   ) {}
 
   /**
@@ -68,7 +78,7 @@ export class LiveEvents implements EventFeed {
     if (this.#closed) return undefined;
     if (keyId !== undefined && (this.#perKey.get(keyId) ?? 0) >= this.limits.streamsPerKey) return undefined;
     if (keyId !== undefined) this.#perKey.set(keyId, (this.#perKey.get(keyId) ?? 0) + 1);
-    this.#source ??= this.target.provider === 'postgresql' ? this.#listen(this.target.url) : this.#poll();
+    this.#source ??= this.redis ? this.#followRedis(this.redis) : this.target.provider === 'postgresql' ? this.#listen(this.target.url) : this.#poll();
     const subscriber = this.#newSubscriber(workspaceId, keyId);
     const set = this.#subscribers.get(workspaceId);
     if (set) set.add(subscriber);
@@ -80,9 +90,10 @@ export class LiveEvents implements EventFeed {
   }
 
   /**
-   * Settles once this process follows the commits (its LISTEN is in place, or its first
-   * attempt failed; and where to read each subscribed workspace's log from is known): a
-   * subscriber waits for it before it answers, so no commit after its answer can pass unseen.
+   * Settles once this process follows the commits (its LISTEN or Redis subscription is in
+   * place, or its first attempt failed; and where to read each subscribed workspace's log
+   * from is known): a subscriber waits for it before it answers, so no commit after its
+   * answer can pass unseen.
    */
   ready(): Promise<void> {
     return this.#source?.ready() ?? Promise.resolve();
@@ -165,7 +176,7 @@ export class LiveEvents implements EventFeed {
     for (const [workspaceId, list] of byWorkspace) for (const s of this.#subscribers.get(workspaceId) ?? []) s.push(list);
   }
 
-  /** The reads of a notified source, handing on through this tail. */
+  /** The reads both notified sources share, handing on through this tail. */
   #notifiedReads(): NotifiedReads {
     return new NotifiedReads(
       (where) => this.#read(where),
@@ -224,6 +235,27 @@ export class LiveEvents implements EventFeed {
     };
   }
 
+  /**
+   * REDIS_URL: one subscriber connection follows the channel every process publishes its
+   * commits on; after each (re)subscribe, and every `safetyReadMs`, the log is read for what
+   * a lost publish (a crash between a commit and its publish, an outage) left unsaid.
+   */
+  #followRedis({ channel, safetyReadMs }: LiveRedis): Source {
+    const reads = this.#notifiedReads();
+    const subscription = channel.subscribe({ message: (payload) => reads.notice(payload), subscribed: () => reads.catchUp() });
+    const safety = setInterval(() => reads.catchUp(), safetyReadMs);
+    return {
+      ready: () => Promise.all([subscription.ready, reads.settled()]).then(() => {}),
+      follow: (workspaceId) => reads.follow(workspaceId),
+      unfollow: (workspaceId) => reads.unfollow(workspaceId),
+      stop: async () => {
+        clearInterval(safety);
+        await subscription.stop();
+        await reads.stop();
+      },
+    };
+  }
+
   /** The embedded database: while anyone listens, the log's newest rows every POLL_MS, from where the last read ended (less LOOK_BACK_MS). */
   #poll(): Source {
     let after = firstIdAt(new Date(Date.now() - LOOK_BACK_MS));
@@ -270,7 +302,7 @@ export class LiveEvents implements EventFeed {
 }
 
 /**
- * What a notified source (PostgreSQL's NOTIFY) does with a notice of a
+ * What both notified sources (PostgreSQL's NOTIFY, Redis pub/sub) do with a notice of a
  * commit, `<workspaceId> <ids...>`: when it names an id newer than the newest handed on
  * for a workspace followed here, that workspace's log is read after that newest id, and
  * what it holds is handed on. A workspace's event ids rise in the order its writes commit

@@ -22,6 +22,9 @@ const redis = await withRedis("the live tail's Redis tests");
 let database: Database;
 beforeAll(async () => {
   database = await openDatabase(resolveDatabase(databaseUrl()));
+  // A workspace before any process starts: on an empty database each would make the first one
+  // (main.ts), and two starting at once race for it (on SQLite one can time out waiting).
+  await createKey(database.prisma, `live-redis-${randomUUID()}`, 'first');
 });
 afterAll(() => database.close());
 

@@ -5,6 +5,8 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
+import { CommitSignal } from './events/commit-signal.js';
+import { connectEventChannel } from './events/event-channel.js';
 import { loadDemo } from './demo/demo-data.js';
 import type { DatabaseTarget } from './db/database-url.js';
 import { IMPORT_RESOURCES, type ImportResource, UnreadableImport, importCsv, scanFile } from './import/import-csv.js';
@@ -40,7 +42,12 @@ export interface CommandLineIo {
 const writers = (io: CommandLineIo) => ({ out: (line: string) => io.stdout.write(`${line}\n`), err: (line: string) => io.stderr.write(`${line}\n`) });
 
 /** `import`: the CSV import of API.md section 8 (src/import/import-csv.ts). */
-async function importCommand(io: CommandLineIo, target: DatabaseTarget, options: { resource: ImportResource; file: string; workspace: string; dryRun: boolean; report?: string; json: boolean }): Promise<number> {
+async function importCommand(
+  io: CommandLineIo,
+  target: DatabaseTarget,
+  options: { resource: ImportResource; file: string; workspace: string; dryRun: boolean; report?: string; json: boolean },
+  redis: { url: string; channel: string } | undefined,
+): Promise<number> {
   const { out, err } = writers(io);
   let scanned: Awaited<ReturnType<typeof scanFile>>;
   try {
@@ -49,12 +56,14 @@ async function importCommand(io: CommandLineIo, target: DatabaseTarget, options:
     err((error as Error).message);
     return 2;
   }
+  // With REDIS_URL, each committed transaction's events are published, as a serving process's are (a Redis that does not answer stops it here).
+  const channel = redis && (await connectEventChannel(redis));
   await applyMigrations(target, { log: err });
   const database = await openDatabase(target);
   const { schema } = buildSchema();
   const progress = importProgress(Math.max(0, scanned.lines - 1), io.stderr);
   try {
-    const summary = await importCsv(database, schema, restRoutes, { ...options, scanned, progress: progress.update });
+    const summary = await importCsv(database, schema, restRoutes, { ...options, scanned, progress: progress.update, commits: channel && new CommitSignal(channel.publish) });
     progress.stop();
     const counts = `created ${summary.created}, updated ${summary.updated}, rejected ${summary.rejected}` + (summary.skipped ? `, skipped ${summary.skipped} (committed by an earlier run of this file)` : '');
     if (options.json) out(JSON.stringify(summary));
@@ -66,7 +75,7 @@ async function importCommand(io: CommandLineIo, target: DatabaseTarget, options:
     err(error instanceof UnreadableImport ? error.message : `Error: ${(error as Error).message}`);
     return 2;
   } finally {
-    await database.close();
+    await Promise.all([database.close(), channel?.close()]);
   }
 }
 
@@ -135,7 +144,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
       err(USAGE);
       return 2;
     }
-    return importCommand(io, target, { resource: sub as ImportResource, file: arg, workspace: values.workspace, dryRun: values['dry-run'], report: values.report, json: values.json });
+    return importCommand(io, target, { resource: sub as ImportResource, file: arg, workspace: values.workspace, dryRun: values['dry-run'], report: values.report, json: values.json }, config.REDIS_URL ? { url: config.REDIS_URL, channel: config.EVENTS_REDIS_CHANNEL } : undefined);
   }
   if (command === 'workspaces' && arg && (sub === 'show' || sub === 'set')) {
     await applyMigrations(target, { log: err });

@@ -70,12 +70,17 @@ export const EnvSchema = z.object({
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   // A checkout still pending this long is canceled and gives its coupon redemption back.
   CHECKOUT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
-  // Set: the rate limit is counted in Redis, shared by every process that uses the same server and prefix.
+  // Set: the rate limit is counted in Redis, shared by every process that uses the same server and prefix,
+  // and live events reach every process through Redis pub/sub (instead of LISTEN/NOTIFY or the embedded database's poll).
   REDIS_URL: z
     .string()
     .refine((url) => /^rediss?:\/\//.test(url), 'write redis://[[user]:password@]host[:port][/db] (or rediss:// for TLS)')
     .optional(),
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).default('salesgraph:rl:'),
+  // With REDIS_URL: the pub/sub channel of committed events' ids (processes that share it see each other's writes live),
+  // and how often the log is read besides, for what a lost publish left unsaid (a crash between a commit and its publish, an outage).
+  EVENTS_REDIS_CHANNEL: z.string().min(1).default('salesgraph:events'),
+  EVENTS_REDIS_SAFETY_READ_SECONDS: z.coerce.number().positive().max(3600).default(2),
   // Processes serving the one port; 1 is a single process, more run a cluster primary and that many workers.
   WEB_CONCURRENCY: z.coerce.number().int().min(1).default(1),
   // Deployments that migrate as a separate step set this to false.

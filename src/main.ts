@@ -10,6 +10,7 @@ import { applyMigrations } from './db/migrate.js';
 import { type RateLimitStore, RateLimiter } from './http/rate-limit.js';
 import { primaryRateLimitStore } from './http/rate-limit-primary.js';
 import { connectRedisStore } from './http/rate-limit-redis.js';
+import { type EventChannel, connectEventChannel } from './events/event-channel.js';
 import { startTracing } from './tracing/tracing.js';
 
 const config = loadConfig();
@@ -21,16 +22,23 @@ const counting = limit > 0 || config.PUBLIC_RATE_LIMIT_PER_MINUTE > 0;
 const listeningLine = (url: string, detail: string) =>
   `Salesgraph listening on ${url} (${detail}): REST ${url}/api/v1, GraphQL ${url}/graphql`;
 
-/** Redis when REDIS_URL is set (and there is a limit); a REDIS_URL that does not answer ends the start. */
-async function redisStore(): Promise<RateLimitStore | undefined> {
-  if (!config.REDIS_URL || !counting) return undefined;
+/** A connection made at start-up; one that fails (a REDIS_URL that does not answer) ends the start, saying why. */
+async function atStart<T>(connecting: Promise<T>): Promise<T> {
   try {
-    return await connectRedisStore({ url: config.REDIS_URL, prefix: config.RATE_LIMIT_REDIS_PREFIX, limit });
+    return await connecting;
   } catch (error) {
     process.stderr.write(`Salesgraph cannot start: ${(error as Error).message}\n`);
     process.exit(1);
   }
 }
+
+/** Redis when REDIS_URL is set (and there is a limit). */
+const redisStore = async (): Promise<RateLimitStore | undefined> =>
+  config.REDIS_URL && counting ? atStart(connectRedisStore({ url: config.REDIS_URL, prefix: config.RATE_LIMIT_REDIS_PREFIX, limit })) : undefined;
+
+/** The live tail's Redis pub/sub when REDIS_URL is set: commits are published there, and every process follows it. */
+const eventChannel = async (): Promise<EventChannel | undefined> =>
+  config.REDIS_URL ? atStart(connectEventChannel({ url: config.REDIS_URL, channel: config.EVENTS_REDIS_CHANNEL })) : undefined;
 
 /** Migrations and the first key: once per start, before any process serves. */
 async function prepare(): Promise<Database> {
@@ -46,7 +54,7 @@ async function prepare(): Promise<Database> {
 }
 
 /** Serves until SIGTERM (or SIGINT when alone), then finishes in-flight requests and exits. */
-async function serve(database: Database, store: RateLimitStore | undefined) {
+async function serve(database: Database, store: RateLimitStore | undefined, channel: EventChannel | undefined) {
   // Loaded here, not above: a cluster primary never serves, so it never builds the app.
   const { listen } = await import('./serve.js');
   const { startBackgroundWork } = await import('./jobs/background.js');
@@ -54,7 +62,7 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
   // Each serving process traces (a cluster's primary serves nothing), started before the app is built.
   const tracing = await startTracing(config);
   // The composition root: every part built here, once, and handed to the faces and the background work.
-  const service = composeService(database);
+  const service = composeService(database, undefined, channel);
   const running = await listen(service, config, store);
   const background = startBackgroundWork(service, config, running.metrics);
   let worker: ReturnType<typeof workerServing> | undefined;
@@ -69,7 +77,7 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
     if (!cluster.isWorker) log(`${signal}: draining for ${config.DRAIN_DELAY_SECONDS} s, then finishing in-flight requests`);
     await sleep(config.DRAIN_DELAY_SECONDS * 1000);
     await Promise.all([running.close(), background.stop()]);
-    await Promise.all([database.close(), store?.close?.()]);
+    await Promise.all([database.close(), store?.close?.(), channel?.close()]);
     // Last: the spans of the requests and attempts that finished above are sent before the exit.
     await tracing?.shutdown();
     if (worker) log(worker.stoppedLine());
@@ -87,14 +95,16 @@ async function serve(database: Database, store: RateLimitStore | undefined) {
 if (cluster.isWorker) {
   // Forked by the primary below, which has migrated: the count is Redis's or the primary's.
   const store = (await redisStore()) ?? (counting ? primaryRateLimitStore(limit) : undefined);
-  await serve(await openDatabase(target, { timings: config.METRICS_TOKEN !== undefined }), store);
+  const channel = await eventChannel();
+  await serve(await openDatabase(target, { timings: config.METRICS_TOKEN !== undefined }), store, channel);
 } else {
   // Redis first: a REDIS_URL that does not answer stops the start before anything changes.
   const store = await redisStore();
+  const channel = await eventChannel();
   const database = await prepare();
-  if (config.WEB_CONCURRENCY === 1) await serve(database, store);
+  if (config.WEB_CONCURRENCY === 1) await serve(database, store, channel);
   else {
-    await Promise.all([database.close(), store?.close?.()]);
+    await Promise.all([database.close(), store?.close?.(), channel?.close()]);
     runPrimary({
       workers: config.WEB_CONCURRENCY,
       limiter: counting && !store ? new RateLimiter(limit) : undefined,

@@ -36,7 +36,7 @@ function requestIdOf(request: Request): string {
   return given && /^[\x20-\x7E]{1,200}$/.test(given) ? given : randomUUID();
 }
 
-const DEFAULT_STREAMS_PER_KEY = loadConfig({}).STREAMS_PER_KEY;
+const DEFAULTS = loadConfig({});
 
 /** How long `/readyz` waits for each dependency before it calls it down. */
 const READY_TIMEOUT_MS = 2_000;
@@ -70,7 +70,7 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS' | 'TRUST_PROXY' | 'METRICS_TOKEN'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS' | 'EVENTS_REDIS_SAFETY_READ_SECONDS' | 'TRUST_PROXY' | 'METRICS_TOKEN'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
@@ -85,24 +85,26 @@ const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || pat
  * then measured, and /metrics shows the figures to the token's holder.
  */
 export function createApp(service: Service, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown(), metrics?: Metrics) {
-  const { database, schema, deliveries } = service;
+  const { database, schema, commits, eventChannel } = service;
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
     streamBufferEvents: config.STREAM_BUFFER_EVENTS ?? DEFAULT_SETTINGS.streamBufferEvents,
   };
-  // The live tail of the event log; every stream ends when the server stops accepting.
-  const live = new LiveEvents(database.background, database.target, {
-    streamsPerKey: config.STREAMS_PER_KEY ?? DEFAULT_STREAMS_PER_KEY,
-    bufferEvents: settings.streamBufferEvents,
-  });
+  // The live tail of the event log (fed by Redis when the service publishes there); every stream ends when the server stops accepting.
+  const live = new LiveEvents(
+    database.background,
+    database.target,
+    { streamsPerKey: config.STREAMS_PER_KEY ?? DEFAULTS.STREAMS_PER_KEY, bufferEvents: settings.streamBufferEvents },
+    eventChannel && { channel: eventChannel, safetyReadMs: (config.EVENTS_REDIS_SAFETY_READ_SECONDS ?? DEFAULTS.EVENTS_REDIS_SAFETY_READ_SECONDS) * 1000 },
+  );
   shutdown.stopping.addEventListener('abort', () => void live.close());
   metrics?.countStreams(() => live.open);
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, deliveries });
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, commits });
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency, { metrics });
   const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
-  const publicGate = createPublicGate(database, publicLimit, settings, deliveries);
+  const publicGate = createPublicGate(database, publicLimit, settings, commits);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
   const pay = createPayPages(schema, publicGate);
   const graphql = createGraphQL(schema, gate, metrics);

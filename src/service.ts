@@ -1,5 +1,6 @@
 import type { Database } from './db/client.js';
-import { DeliverySignal } from './events/deliveries.js';
+import { CommitSignal } from './events/commit-signal.js';
+import type { EventChannel } from './events/event-channel.js';
 import { type ServiceSchema, buildSchema } from './schema.js';
 
 /**
@@ -10,11 +11,20 @@ import { type ServiceSchema, buildSchema } from './schema.js';
  */
 export interface Service extends ServiceSchema {
   database: Database;
-  /** This service's writes that queue webhook deliveries wake its own delivery worker. */
-  deliveries: DeliverySignal;
+  /**
+   * What this service's writes say once committed: those that queue webhook deliveries wake
+   * its own delivery worker; every one's events are published on `eventChannel`, when set.
+   */
+  commits: CommitSignal;
+  /** REDIS_URL is set: the channel the service's commits are published on, and its live tail follows. */
+  eventChannel?: EventChannel;
 }
 
-/** A service over `database`; `schema`: one already built in this process (it is the same for every service: the tests build it once). */
-export function composeService(database: Database, schema: ServiceSchema = buildSchema()): Service {
-  return { ...schema, database, deliveries: new DeliverySignal() };
+/**
+ * A service over `database`; `schema`: one already built in this process (it is the same
+ * for every service: the tests build it once); `eventChannel`: Redis pub/sub, connected
+ * by the caller (main.ts) when REDIS_URL is set.
+ */
+export function composeService(database: Database, schema: ServiceSchema = buildSchema(), eventChannel?: EventChannel): Service {
+  return { ...schema, database, commits: new CommitSignal(eventChannel?.publish), eventChannel };
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, request } from 'node:http';
-import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../src/auth/api-keys.js';
@@ -10,29 +9,10 @@ import { connectRedisStore } from '../src/http/rate-limit-redis.js';
 import { type ServiceProcess, startProcess } from './support/process.js';
 import { databaseUrl } from './support/file-database.js';
 import { valueOf } from './support/prometheus.js';
+import { REDIS_URL, SECRET, closedPort, redisRelay, withRedis as redisFor } from './support/redis.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMIT = 5;
-const SECRET = 's3cret-in-the-url';
-
-/** Without Redis the Redis half is skipped, loudly, except under CI=true (as for PostgreSQL). */
-async function redisAnswers(): Promise<boolean> {
-  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 3000 } });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.close();
-    return true;
-  } catch {
-    return false;
-  }
-}
-const withRedis = await redisAnswers();
-if (!withRedis) {
-  const banner = `Redis does not answer at ${REDIS_URL}: the Redis rate-limit tests are SKIPPED (set TEST_REDIS_URL).`;
-  if (process.env.CI === 'true') throw new Error(`${banner} CI=true: refusing to skip them.`);
-  console.warn(`\n!! ${banner}\n`);
-}
+const withRedis = await redisFor('the Redis rate-limit tests');
 
 const uniquePrefix = () => `salesgraph:test:${randomUUID()}:`;
 
@@ -219,55 +199,6 @@ describe('WEB_CONCURRENCY=2: two workers on one port, one rate limit', () => {
     }
   });
 });
-
-/**
- * A TCP relay to Redis that the test can cut (and open again on the same port), or
- * stall (connections stay open, Redis's answers stop arriving).
- */
-async function redisRelay(): Promise<{ url: string; cut(): void; restore(): Promise<void>; stall(): void }> {
-  const upstream = new URL(REDIS_URL);
-  const sockets = new Set<Socket>();
-  let server: Server;
-  let stalled = false;
-  const open = async (port: number) => {
-    server = createServer((client) => {
-      const to = connect(Number(upstream.port || 6379), upstream.hostname);
-      for (const s of [client, to]) {
-        sockets.add(s);
-        s.on('error', () => {});
-        s.on('close', () => {
-          sockets.delete(s);
-          client.destroy();
-          to.destroy();
-        });
-      }
-      client.pipe(to);
-      to.on('data', (d) => void (stalled || client.write(d)));
-    });
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    return (server.address() as AddressInfo).port;
-  };
-  const port = await open(0);
-  return {
-    // The default user takes any password on a Redis without one: the URL carries a secret that must never be printed.
-    url: `redis://default:${SECRET}@127.0.0.1:${port}`,
-    cut() {
-      server.close();
-      for (const s of sockets) s.destroy();
-    },
-    restore: async () => void (await open(port)),
-    stall: () => void (stalled = true),
-  };
-}
-
-/** A port on which nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!withRedis)('the Redis store', () => {
   it('counts per key in a fixed window that starts at the first hit; Retry-After follows the TTL; the window ends with the key', async () => {

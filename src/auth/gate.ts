@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
-import { type Admission, type Context, DEFAULT_SETTINGS, type DeliveriesQueued, type EventFeed, type Settings, createContext } from '../graphql/context.js';
+import { type Admission, type Context, DEFAULT_SETTINGS, type CommitNotices, type EventFeed, type Settings, createContext } from '../graphql/context.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from '../http/rate-limit.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { logError } from '../log.js';
@@ -62,8 +62,8 @@ export function createGate(
     keyRecheckMs,
     settings = DEFAULT_SETTINGS,
     live,
-    deliveries,
-  }: { store?: RateLimitStore; keyRecheckMs?: number; settings?: Settings; live?: EventFeed; deliveries?: DeliveriesQueued } = {},
+    commits,
+  }: { store?: RateLimitStore; keyRecheckMs?: number; settings?: Settings; live?: EventFeed; commits?: CommitNotices } = {},
 ) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = rateLimitCounter(limiter, limiter.limit, 'rate limit');
@@ -97,7 +97,7 @@ export function createGate(
         origin: new URL(request.url).origin,
         settings,
         live,
-        deliveries,
+        commits,
       }),
     };
   };

@@ -2,7 +2,7 @@ import { type Db, providerOf } from '../db/client.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import { newId } from '../db/ids.js';
 import { workspaceOf } from '../db/tenancy.js';
-import type { Context, DeliveriesQueued } from '../graphql/context.js';
+import type { Context } from '../graphql/context.js';
 import type { EventRow } from './recorder.js';
 import { typeMatches } from './resources.js';
 
@@ -69,24 +69,5 @@ export function deliveryRow(event: StoredEvent, endpointId: string, now: Date) {
     payload: eventPayload(event),
     nextAttemptAt: now,
     createdAt: now,
-  };
-}
-
-/**
- * A serving process's word that a commit queued deliveries: its delivery worker listens,
- * and so attempts them at once instead of at its next poll. One per service (made by the
- * composition root, src/service.ts), carried by the contexts its writes run in.
- */
-export class DeliverySignal implements DeliveriesQueued {
-  readonly #listeners = new Set<() => void>();
-
-  /** Calls `listener` on each `queued`, until the returned function is called. */
-  listen(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  readonly queued = (): void => {
-    for (const listener of this.#listeners) listener();
   };
 }

@@ -14,7 +14,10 @@ import { ENTRY_COLUMNS, entryColumns } from '../search/index-writer.js';
  * before it commits (no change without its event, no event without its change). A
  * write that lost a race runs again. The events are queued for the workspace's
  * subscribed webhook endpoints in the same transaction, the search index is brought up
- * to date in it too, and the context's delivery worker (`deliveries`) is woken once it commits.
+ * to date in it too, and once it commits the context's commit signal (`commits`) is given
+ * the events (published to every process's live tail with REDIS_URL) and wakes the
+ * delivery worker. Every path that records events writes here: REST, GraphQL, the CSV
+ * import, the checkout expiry, the providers' webhooks, the worker's auto-disable.
  */
 export async function writeWithEvents<T>(
   context: Context,
@@ -38,7 +41,11 @@ export async function writeWithEvents<T>(
     const recorder = new EventRecorder(represent, { ...context, db, scopes: undefined }, origin);
     const result = await work(recorder.client(db));
     const { events, deliveries } = await saveEvents(db, recorder);
-    if (deliveries > 0 && context.deliveries) context.afterCommit!(context.deliveries.queued);
+    // Once committed, and only then: every process's live tail hears of the events (Redis), and
+    // this service's delivery worker of the deliveries queued.
+    const commits = context.commits;
+    if (commits && events.length > 0) context.afterCommit!(() => commits.eventsRecorded(context.workspace.id, events.map((e) => e.id)));
+    if (commits && deliveries > 0) context.afterCommit!(commits.deliveriesQueued);
     return { result, events };
   }).finally(() => {
     context.afterCommit = outer;

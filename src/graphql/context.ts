@@ -42,9 +42,14 @@ export interface EventFeed {
   ready(): Promise<void>;
 }
 
-/** Where a write says that it queued webhook deliveries, once it has committed (src/events/deliveries.ts's DeliverySignal). */
-export interface DeliveriesQueued {
-  queued(): void;
+/**
+ * What a write says once it has committed (src/events/commit-signal.ts's CommitSignal, one
+ * per service): that it queued webhook deliveries (the service's delivery worker wakes),
+ * and which events it recorded (published to every process's live tail when REDIS_URL is set).
+ */
+export interface CommitNotices {
+  deliveriesQueued(): void;
+  eventsRecorded(workspaceId: string, ids: readonly string[]): void;
 }
 
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
@@ -75,8 +80,8 @@ export interface Context {
   cache?: Map<string, Promise<unknown>>;
   /** The live tail of the event log, for the `events` subscription and the REST stream (the service's; absent in the command line). */
   live?: EventFeed;
-  /** The service's delivery worker's signal, given after a commit that queued deliveries (absent where no worker runs: the command line). */
-  deliveries?: DeliveriesQueued;
+  /** The service's commit signal, given what a write did once it has committed (absent in the command line unless it publishes to Redis). */
+  commits?: CommitNotices;
 }
 
 /** What a gate decides for a request: the context to run it in, or the answer that refuses it. */
@@ -96,12 +101,12 @@ export function createContext(
   prisma: Db,
   workspace: Context['workspace'],
   actor: Actor,
-  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live' | 'deliveries'>> = {},
+  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live' | 'commits'>> = {},
 ): Context {
   const { db = scopeToWorkspace(prisma, workspace.id), requestId = '', settings = DEFAULT_SETTINGS, ...rest } = options;
   return { db, workspace, actor, requestId, settings, ...rest };
 }
 
 /** The context of the service's own writes (background work: webhook auto-disable, checkout expiry), recorded with actor `system`. */
-export const systemContext = (prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS, deliveries?: DeliveriesQueued): Context =>
-  createContext(prisma, workspace, { type: 'system' }, { settings, deliveries });
+export const systemContext = (prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS, commits?: CommitNotices): Context =>
+  createContext(prisma, workspace, { type: 'system' }, { settings, commits });

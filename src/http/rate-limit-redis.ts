@@ -1,4 +1,5 @@
 import { type CommandParser, createClient, defineScript } from '@redis/client';
+import { commandConnection, connectAtStart, within } from '../redis.js';
 import { type RateLimitStore, WINDOW_MS, decide } from './rate-limit.js';
 
 /**
@@ -27,39 +28,6 @@ return { count, ttl }`,
 
 // A Redis that stops answering must not hold requests: after this they pass uncounted.
 const ANSWER_TIMEOUT_MS = 1000;
-// Hits left unanswered by a Redis that hangs are bounded too; past this they fail at once.
-const MAX_PENDING = 10_000;
-const CONNECT_TIMEOUT_MS = 5000;
-const reconnectDelay = (retries: number) => Math.min(50 * 2 ** retries, 2000);
-
-/**
- * `answer`, or a rejection after `ms`. node-redis's own command timeout stops counting
- * once the command is written, so it cannot tell a Redis that went silent.
- */
-function within<T>(ms: number, answer: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms.`)), ms);
-  });
-  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
-}
-
-/** Why the connection failed, said with REDIS_URL's password masked: the message is printed. */
-function startupError(url: string, error: unknown): Error {
-  let shown = 'REDIS_URL';
-  let password = '';
-  try {
-    const parsed = new URL(url);
-    password = parsed.password;
-    if (password) parsed.password = '***';
-    shown = `REDIS_URL ${parsed.href}`;
-  } catch {
-    // not a URL: node-redis refused it, and the message names no part of it
-  }
-  const reason = error instanceof Error ? error.message || error.name : String(error);
-  const secrets = [password, password && decodeURIComponent(password)].filter(Boolean);
-  return new Error(`${shown} does not answer: ${secrets.reduce((text, secret) => text.split(secret).join('***'), reason)}`);
-}
 
 export interface RedisStoreOptions {
   url: string;
@@ -75,24 +43,12 @@ export interface RedisStoreOptions {
  */
 export async function connectRedisStore({ url, prefix, limit }: RedisStoreOptions): Promise<RateLimitStore> {
   let connected = false;
-  const client = createClient({
-    url,
-    scripts: { rateLimitHit: HIT },
-    // Never queue a hit while disconnected: it fails at once and the request goes on.
-    disableOfflineQueue: true,
-    commandsQueueMaxLength: MAX_PENDING,
-    // At start-up a Redis that does not answer is an error; once running, it is retried.
-    socket: { reconnectStrategy: (retries) => (connected ? reconnectDelay(retries) : false) },
-  });
+  // Never queue a hit while disconnected: it fails at once and the request goes on. At
+  // start-up a Redis that does not answer is an error; once running, it is retried.
+  const client = createClient({ ...commandConnection(url, () => connected), scripts: { rateLimitHit: HIT } });
   // Connection errors reach the gate as failed hits, which it logs once per outage.
   client.on('error', () => {});
-  try {
-    // The whole handshake is timed: a Redis that accepts the connection and says nothing fails too.
-    await within(CONNECT_TIMEOUT_MS, client.connect());
-  } catch (error) {
-    client.destroy();
-    throw startupError(url, error);
-  }
+  await connectAtStart(url, client);
   connected = true;
   return {
     limit,

@@ -8,7 +8,7 @@ import { runOperation } from '../graphql/operations.js';
 import type { Database } from '../db/client.js';
 import { atomically, joinable } from '../db/locks.js';
 import { newRow } from '../db/tenancy.js';
-import { type Context, createContext } from '../graphql/context.js';
+import { type CommitNotices, type Context, createContext } from '../graphql/context.js';
 import { fieldErrorsOf } from '../graphql/batch.js';
 import { renamed } from '../validation/messages.js';
 import { activeDefinitions } from '../modules/property-definitions/properties.js';
@@ -49,6 +49,8 @@ export interface ImportOptions {
   scanned?: { hash: string; lines: number };
   /** Called after each committed transaction with the rows read so far. */
   progress?: (rowsRead: number) => void;
+  /** Told each committed transaction's events (the command line's, publishing to Redis when REDIS_URL is set). */
+  commits?: CommitNotices;
 }
 
 export interface ImportSummary {
@@ -93,7 +95,7 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   const definition = RESOURCES[options.resource];
   const { hash } = options.scanned ?? (await scanFile(options.file));
   const workspace = await workspaceNamed(database.prisma, options.workspace);
-  const context = createContext(database.prisma, { id: workspace.id, defaultCurrency: workspace.defaultCurrency }, { type: 'cli' });
+  const context = createContext(database.prisma, { id: workspace.id, defaultCurrency: workspace.defaultCurrency }, { type: 'cli' }, { commits: options.commits });
   if (database.target.provider === 'sqlite') {
     // A long import walks indexes far larger than SQLite's default 2 MB page cache: 64 MB
     // for this process's writes (the service keeps its default, and its memory).
@@ -213,13 +215,16 @@ async function writeChunk(
 ) {
   const counts = { created: 0, updated: 0 };
   const fresh = rows.map((r) => r.reasons);
+  // What the mutations leave for after the commit (their events' announcement): this transaction's, not theirs.
+  let committed: (() => void)[] = [];
   try {
     await atomically(ctx.db, async (tx) => {
       // A transaction that lost a race runs again from the start.
       counts.created = 0;
       counts.updated = 0;
+      committed = [];
       rows.forEach((r, i) => (r.reasons = fresh[i]));
-      const inner: Context = { ...ctx, db: joinable(tx) as Context['db'] };
+      const inner: Context = { ...ctx, db: joinable(tx) as Context['db'], afterCommit: (fn) => committed.push(fn) };
       const pending = rows.filter((r) => !r.reasons);
       for (let i = 0; i < pending.length; i += ITEMS_PER_MUTATION) {
         const done = await writer.write(inner, pending.slice(i, i + ITEMS_PER_MUTATION));
@@ -235,6 +240,7 @@ async function writeChunk(
         update: checkpoint,
       });
     });
+    for (const fn of committed) fn();
   } catch (error) {
     if (!(error instanceof DryRun)) throw error;
   }

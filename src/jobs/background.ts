@@ -27,11 +27,11 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
  * commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
 export function startBackgroundWork(service: Service, config: BackgroundConfig, metrics?: Metrics): Pick<RunningLoops, 'stop'> {
-  const { database, represent, deliveries } = service;
+  const { database, represent, commits } = service;
   // What the caller leaves out is the environment's default (config.ts holds each one once).
   const settings = { ...DEFAULTS, ...config };
   const worker = settings.WEBHOOKS_DELIVER
-    ? createDeliveryWorker(database.background, represent, deliveries, {
+    ? createDeliveryWorker(database.background, represent, commits, {
         timeoutMs: settings.WEBHOOK_TIMEOUT_SECONDS * 1000,
         scheduleSeconds: settings.WEBHOOK_RETRY_SCHEDULE,
         disableAfterFailures: settings.WEBHOOK_DISABLE_AFTER_FAILURES,
@@ -44,11 +44,11 @@ export function startBackgroundWork(service: Service, config: BackgroundConfig, 
       })
     : undefined;
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database), searchBackfillLoop(database.background, represent),
-    checkoutExpiryLoop(database.background, represent, deliveries, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
+    checkoutExpiryLoop(database.background, represent, commits, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake((now) => loops.wake('webhook-deliveries', now));
-  const unsubscribe = worker ? deliveries.listen(wake) : () => {};
+  const unsubscribe = worker ? commits.onDeliveriesQueued(wake) : () => {};
   return {
     async stop() {
       unsubscribe();

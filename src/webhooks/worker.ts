@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, sqltag } from '@prisma/client/runtime/client';
 import type { Db } from '../db/client.js';
-import { DEFAULT_SETTINGS, type DeliveriesQueued, systemContext } from '../graphql/context.js';
+import { type CommitNotices, DEFAULT_SETTINGS, systemContext } from '../graphql/context.js';
 import { writeWithEvents } from '../events/outbox.js';
 import type { Represent } from '../events/representation.js';
 import type { Loop } from '../jobs/loops.js';
@@ -99,7 +99,7 @@ export function claimStatement({ now, until, owner, perEndpoint, limit }: { now:
  * the delivery again. SIGTERM (`stopping`) claims nothing new; `drain` waits for the
  * attempts in flight, which end within the timeout.
  */
-export function createDeliveryWorker(prisma: Db, represent: Represent, deliveries: DeliveriesQueued, config: DeliveryConfig) {
+export function createDeliveryWorker(prisma: Db, represent: Represent, commits: CommitNotices, config: DeliveryConfig) {
   // A quarter of a process's slots at most for one endpoint: three slow receivers leave room for every other.
   const concurrency = config.concurrency ?? 128;
   const perEndpoint = Math.min(config.perEndpoint ?? SOCKETS_PER_ORIGIN, SOCKETS_PER_ORIGIN);
@@ -226,7 +226,7 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, deliverie
     if (!counted || Number(counted.consecutiveFailures) < config.disableAfterFailures) return;
     // Disabled as any write is: through the recorder, so `webhook_endpoint.updated` is recorded (actor: the service itself).
     // The workspace's currency plays no part in disabling an endpoint.
-    const context = systemContext(prisma, { id: delivery.workspaceId, defaultCurrency: 'USD' }, { ...DEFAULT_SETTINGS, allowPrivateNetworks: config.allowPrivateNetworks }, deliveries);
+    const context = systemContext(prisma, { id: delivery.workspaceId, defaultCurrency: 'USD' }, { ...DEFAULT_SETTINGS, allowPrivateNetworks: config.allowPrivateNetworks }, commits);
     await writeWithEvents(context, represent, { actor: context.actor, requestId: null }, (db) =>
       db.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, isActive: true }, data: { isActive: false, disabledReason: 'failing' } }),
     );

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { writeWithEvents } from '../../events/outbox.js';
 import type { Represent } from '../../events/representation.js';
-import { type DeliveriesQueued, type Settings, systemContext } from '../../graphql/context.js';
+import { type CommitNotices, type Settings, systemContext } from '../../graphql/context.js';
 import type { Loop } from '../../jobs/loops.js';
 import { ingestEvent } from '../payment-transactions/payment-transactions.schema.js';
 
@@ -20,7 +20,7 @@ export async function expireCheckouts(
   prisma: Db,
   represent: Represent,
   settings: Settings,
-  { now = new Date(), batch = EXPIRY_BATCH, stopping = () => false, deliveries }: { now?: Date; batch?: number; stopping?: () => boolean; deliveries?: DeliveriesQueued } = {},
+  { now = new Date(), batch = EXPIRY_BATCH, stopping = () => false, commits }: { now?: Date; batch?: number; stopping?: () => boolean; commits?: CommitNotices } = {},
 ): Promise<number> {
   const due = await prisma.checkout.findMany({
     where: { expiresAt: { lte: now } },
@@ -31,7 +31,7 @@ export async function expireCheckouts(
   let canceled = 0;
   for (const checkout of due) {
     if (stopping()) break;
-    const context = systemContext(prisma, checkout.workspace, settings, deliveries);
+    const context = systemContext(prisma, checkout.workspace, settings, commits);
     const { result } = await writeWithEvents(context, represent, { actor: context.actor, requestId: null }, async (db) => {
       const transaction = await db.paymentTransaction.findUnique({ where: { id: checkout.transactionId }, select: { status: true } });
       if (transaction?.status !== 'pending') {
@@ -47,11 +47,11 @@ export async function expireCheckouts(
 }
 
 /** The expiry, every 30 seconds (sooner while a round finds a full batch) in every serving process. */
-export function checkoutExpiryLoop(prisma: Db, represent: Represent, deliveries: DeliveriesQueued, settings: Settings): Loop {
+export function checkoutExpiryLoop(prisma: Db, represent: Represent, commits: CommitNotices, settings: Settings): Loop {
   return {
     name: 'checkout-expiry',
     async run(stopping) {
-      const canceled = await expireCheckouts(prisma, represent, settings, { stopping, deliveries });
+      const canceled = await expireCheckouts(prisma, represent, settings, { stopping, commits });
       return canceled === EXPIRY_BATCH ? 0 : ROUND_MS;
     },
   };

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import type { Actor, Admission, Admit, DeliveriesQueued } from '../../graphql/context.js';
+import type { Actor, Admission, Admit, CommitNotices } from '../../graphql/context.js';
 import { DEFAULT_SETTINGS, type Settings, createContext } from '../../graphql/context.js';
 import { rateLimitCounter } from '../../auth/gate.js';
 import { type RateLimitStore, RateLimiter } from '../../http/rate-limit.js';
@@ -43,13 +43,13 @@ export function createPublicRateLimit(limitPerMinute: number, store?: RateLimitS
  * lookup: an active link's public token, a checkout's token, or a provider account whose
  * webhook secret signs the body. A request over the public limit is refused before any lookup.
  */
-export function createPublicGate(database: Database, limit: PublicRateLimit, settings: Settings = DEFAULT_SETTINGS, deliveries?: DeliveriesQueued): Admit {
+export function createPublicGate(database: Database, limit: PublicRateLimit, settings: Settings = DEFAULT_SETTINGS, commits?: CommitNotices): Admit {
   const prisma = database.prisma;
 
   const admitted = (workspace: { id: string; defaultCurrency: string }, actor: Actor, request: Request, requestId: string, headers: Record<string, string>): Admission => ({
     ok: true,
     headers,
-    context: createContext(prisma, workspace, actor, { requestId, origin: new URL(request.url).origin, settings, deliveries }),
+    context: createContext(prisma, workspace, actor, { requestId, origin: new URL(request.url).origin, settings, commits }),
   });
 
   return async function admit(request, facts, params) {

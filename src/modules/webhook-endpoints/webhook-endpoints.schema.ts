@@ -109,7 +109,7 @@ const endpointExists = (ctx: Context, id: string) => orNotFound(ctx.db.webhookEn
 
 /** The delivery worker of this process starts at once, after the commit. */
 const wakeAfterCommit = (ctx: Context) => {
-  const wake = ctx.deliveries?.queued;
+  const wake = ctx.commits?.deliveriesQueued;
   if (wake) (ctx.afterCommit ?? ((fn) => fn()))(wake);
 };
 

@@ -111,7 +111,7 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
   const cors = createCors(config.CORS_ORIGINS ?? []);
   // The public routes answer no browser of another origin, whatever CORS_ORIGINS lists.
   const closed = createCors([]);
-  const apiDocs = createApiDocs(openApiDocument(schema));
+  const apiDocs = createApiDocs(() => openApiDocument(schema));
   const metricsPage = createMetricsPage(metrics, config.METRICS_TOKEN);
 
   const clientAddressOf = createClientAddress(config.TRUST_PROXY ?? []);

@@ -208,7 +208,7 @@ describe('the report_totals_by_day migration', () => {
     // Summed over slots: the triggers' own rows (PostgreSQL: in a slot per connection) after the rebuild's, in slot 0.
     const rows = async (query: string) => (await sql(fresh.url, query)).map((row) => Object.values(row).map(String));
     const deals = () => rows(`SELECT "closeDay", "closeMonth", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealTotal" GROUP BY 1, 2, 3 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3`);
-    const created = () => rows(`SELECT "createdDay", "createdMonth", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedTotal" GROUP BY 1, 2, 3 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3`);
+    const created = () => rows(`SELECT "createdHour", "createdDay", "createdMonth", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedTotal" GROUP BY 1, 2, 3, 4 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4`);
     const links = () => rows(`SELECT "day", "month", "paymentLinkId", "status", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentLinkTotal" GROUP BY 1, 2, 3, 4 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3, 4`);
     expect(await rows(`SELECT DISTINCT "slot" FROM "DealTotal"`)).toEqual([['0']]);
     expect(await deals()).toEqual([
@@ -220,11 +220,15 @@ describe('the report_totals_by_day migration', () => {
       ['2026-01-31', '2026-01', 'USD', '1', '2000'],
     ]);
     expect(await created()).toEqual([
-      ['', '2026-02', 'EUR', '1', '70000'],
-      ['', '2026-03', 'USD', '3', '1000000000002999'],
-      ['2026-02-27', '2026-02', 'EUR', '1', '70000'],
-      ['2026-03-01', '2026-03', 'USD', '2', '3000'],
-      ['2026-03-02', '2026-03', 'USD', '1', '999999999999999'],
+      ['', '', '2026-02', 'EUR', '1', '70000'],
+      ['', '', '2026-03', 'USD', '3', '1000000000002999'],
+      ['', '2026-02-27', '2026-02', 'EUR', '1', '70000'],
+      ['', '2026-03-01', '2026-03', 'USD', '2', '3000'],
+      ['', '2026-03-02', '2026-03', 'USD', '1', '999999999999999'],
+      ['2026-02-27T12', '2026-02-27', '2026-02', 'EUR', '1', '70000'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', 'USD', '1', '1000'],
+      ['2026-03-01T23', '2026-03-01', '2026-03', 'USD', '1', '2000'],
+      ['2026-03-02T00', '2026-03-02', '2026-03', 'USD', '1', '999999999999999'],
     ]);
     expect(await links()).toEqual([
       ['', '2026-02', 'l2', 'failed', '1', '70001'],
@@ -253,12 +257,15 @@ describe('the report_totals_by_day migration', () => {
       ['2026-02-01', '2026-02', 'USD', '1', '2000'],
     ]);
     expect(await created()).toEqual([
-      ['', '2026-02', 'EUR', '1', '70000'],
-      ['', '2026-02', 'USD', '1', '2000'],
-      ['', '2026-03', 'USD', '1', '1000'],
-      ['2026-02-27', '2026-02', 'EUR', '1', '70000'],
-      ['2026-02-27', '2026-02', 'USD', '1', '2000'],
-      ['2026-03-01', '2026-03', 'USD', '1', '1000'],
+      ['', '', '2026-02', 'EUR', '1', '70000'],
+      ['', '', '2026-02', 'USD', '1', '2000'],
+      ['', '', '2026-03', 'USD', '1', '1000'],
+      ['', '2026-02-27', '2026-02', 'EUR', '1', '70000'],
+      ['', '2026-02-27', '2026-02', 'USD', '1', '2000'],
+      ['', '2026-03-01', '2026-03', 'USD', '1', '1000'],
+      ['2026-02-27T12', '2026-02-27', '2026-02', 'EUR', '1', '70000'],
+      ['2026-02-27T13', '2026-02-27', '2026-02', 'USD', '1', '2000'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', 'USD', '1', '1000'],
     ]);
     expect(await links()).toEqual([
       ['', '2026-02', 'l2', 'failed', '1', '70001'],

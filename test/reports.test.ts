@@ -239,9 +239,10 @@ describe('reports: SQL statements per request', () => {
     // Close dates that cut a month: the days' totals.
     expect(await sent(api, '/reports/pipeline?expected_close_from=2026-05-02')).toEqual({ count: 3, read: ['"DealTotal"'] });
     expect(await sent(api, '/reports/pipeline?group_by=expected_close_month&expected_close_from=2026-04-10&expected_close_to=2026-05-30')).toEqual({ count: 3, read: ['"DealTotal"'] });
-    // Created since a midnight: the creation totals alone; inside a day: and that day's deals.
+    // Created since a whole hour: the creation totals alone; inside an hour: and that hour's deals.
     expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T00:00:00Z')).toEqual({ count: 3, read: ['"DealCreatedTotal"'] });
-    expect(await sent(api, '/reports/pipeline?group_by=user&created_since=2026-01-01T10:00:00Z')).toEqual({ count: 4, read: ['"DealCreatedTotal"', '"Deal"'] });
+    expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T10:00:00-03:00')).toEqual({ count: 3, read: ['"DealCreatedTotal"'] });
+    expect(await sent(api, '/reports/pipeline?group_by=user&created_since=2026-01-01T10:20:00Z')).toEqual({ count: 4, read: ['"DealCreatedTotal"', '"Deal"'] });
     // The sums; by link, the links too.
     expect(await sent(api, '/reports/payments?group_by=week&from=2026-05-05&to=2026-05-05&status=paid&currency=EUR')).toEqual({ count: 1, read: ['"PaymentDayTotal"'] });
     expect(await sent(api, '/reports/payments?group_by=payment_link&status=paid')).toEqual({ count: 2, read: ['"PaymentLinkTotal"'] });
@@ -270,10 +271,13 @@ describe('reports: SQL statements per request', () => {
     const cases: [path: string, table: string, key: Record<string, string>][] = [
       [`/reports/pipeline?pipeline_id=${pipeline.id}&expected_close_from=2026-01-10&expected_close_to=2026-01-20`, 'DealTotal', { closeDay: '2026-01-15', closeMonth: '2026-01' }],
       [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=expected_close_month&expected_close_from=2026-01-16`, 'DealTotal', { closeDay: '', closeMonth: '2026-02' }],
-      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-01T00:00:00Z`, 'DealCreatedTotal', { createdDay: '', createdMonth: '2026-03' }],
-      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-02-20T00:00:00Z`, 'DealCreatedTotal', { createdDay: '', createdMonth: '2026-03' }],
-      [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=user&created_since=2026-03-10T04:00:00Z`, 'DealCreatedTotal', { createdDay: '2026-03-10', createdMonth: '2026-03' }],
-      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:00:00Z`, 'DealCreatedTotal', { createdDay: '2026-03-15', createdMonth: '2026-03' }],
+      // created_since: the later months, the month's later days, the day's later hours (the first from the hour's first half).
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-01T00:00:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-02-20T00:00:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-09T12:00:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '2026-03-10', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=user&created_since=2026-03-10T04:10:00Z`, 'DealCreatedTotal', { createdHour: '2026-03-10T04', createdDay: '2026-03-10', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:40:00Z`, 'DealCreatedTotal', { createdHour: '2026-03-10T21', createdDay: '2026-03-10', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:40:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '2026-03-15', createdMonth: '2026-03' }],
       ['/reports/payments?group_by=payment_link&from=2026-03-02&to=2026-03-20', 'PaymentLinkTotal', { day: '2026-03-04', month: '2026-03' }],
       ['/reports/payments?group_by=payment_link&to=2026-03-31', 'PaymentLinkTotal', { day: '', month: '2026-03' }],
     ];
@@ -319,7 +323,8 @@ describe('reports from the stored totals', () => {
    */
   async function expectTotalsMatchRows(workspaceId: string) {
     const db = app.database.prisma;
-    const [day, month] = ['YYYY-MM-DD', 'YYYY-MM'].map((f) => Prisma.raw(app.provider === 'sqlite' ? `substr("createdAt", 1, ${f.length})` : `to_char("createdAt", '${f}')`));
+    const calendar = (format: string, length: number) => Prisma.raw(app.provider === 'sqlite' ? `substr("createdAt", 1, ${length})` : `to_char("createdAt", '${format}')`);
+    const [hour, day, month] = [calendar('YYYY-MM-DD"T"HH24', 13), calendar('YYYY-MM-DD', 10), calendar('YYYY-MM', 7)];
     const ten = (column: string) => Prisma.raw(`SUM(CAST(ROUND("${column}" * 10000) AS BIGINT))`);
     const ws = Prisma.sql`"workspaceId" = ${workspaceId}`;
     // A total's rows over its slots, and the same two levels (a month's row, day '', and the day's) grouped from the records.
@@ -330,12 +335,14 @@ describe('reports from the stored totals', () => {
         UNION ALL
         SELECT "expectedCloseDate", substr("expectedCloseDate", 1, 7), "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} AND "expectedCloseDate" IS NOT NULL GROUP BY 1, 2, 3, 4, 5
         ORDER BY 1, 2, 3, 4, 5`,
-      db.$queryRaw<Record<string, unknown>[]>`SELECT "createdDay", "createdMonth", "stageId", "userId", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      db.$queryRaw<Record<string, unknown>[]>`SELECT "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5, 6 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
       db.$queryRaw<Record<string, unknown>[]>`
-        SELECT '' AS "createdDay", ${month} AS "createdMonth", "stageId", "userId", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM "Deal" WHERE ${ws} GROUP BY 2, 3, 4, 5
+        SELECT '' AS "createdHour", '' AS "createdDay", ${month} AS "createdMonth", "stageId", "userId", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM "Deal" WHERE ${ws} GROUP BY 3, 4, 5, 6
         UNION ALL
-        SELECT ${day}, ${month}, "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5
-        ORDER BY 1, 2, 3, 4, 5`,
+        SELECT '', ${day}, ${month}, "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} GROUP BY 2, 3, 4, 5, 6
+        UNION ALL
+        SELECT ${hour}, ${day}, ${month}, "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5, 6
+        ORDER BY 1, 2, 3, 4, 5, 6`,
       db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentDayTotal" WHERE ${ws} GROUP BY 1, 2, 3 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3`,
       db.$queryRaw<Record<string, unknown>[]>`SELECT ${day} AS "day", "status", "currency", COUNT(*) AS n, ${ten('amount')} AS v FROM "PaymentTransaction" WHERE ${ws} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "month", "paymentLinkId", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentLinkTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3, 4, 5`,
@@ -382,8 +389,8 @@ describe('reports from the stored totals', () => {
 
   /**
    * Instants to give `created_since` around the workspace's deals: each deal's own creation
-   * time and the millisecond after it, its day's midnight and the next, the same instant
-   * written with an offset, and one before every deal.
+   * time and the millisecond after it, its hour and the next, its day's midnight and the
+   * next, the same instant written with an offset, and one before every deal.
    */
   async function createdSinceValues(workspaceId: string): Promise<string[]> {
     const all = await app.database.prisma.deal.findMany({ where: { workspaceId }, select: { createdAt: true }, distinct: ['createdAt'], orderBy: { createdAt: 'asc' } });
@@ -392,7 +399,8 @@ describe('reports from the stored totals', () => {
     const values = new Set(['2000-01-01T00:00:00.000Z']);
     for (const { createdAt } of rows) {
       const midnight = Date.parse(createdAt.toISOString().slice(0, 10));
-      for (const t of [createdAt.getTime(), createdAt.getTime() + 1, midnight, midnight + 86_400_000]) values.add(new Date(t).toISOString());
+      const hour = Math.floor(createdAt.getTime() / 3_600_000) * 3_600_000;
+      for (const t of [createdAt.getTime(), createdAt.getTime() + 1, hour, hour + 3_600_000, midnight, midnight + 86_400_000]) values.add(new Date(t).toISOString());
       // The same instant three hours behind UTC.
       values.add(`${new Date(createdAt.getTime() - 3 * 3_600_000).toISOString().slice(0, 23)}-03:00`);
     }
@@ -587,8 +595,8 @@ describe('reports from the stored totals', () => {
              + (SELECT COUNT(*) FROM "PaymentLinkTotal" WHERE "workspaceId" = ${api.workspaceId}) AS n`;
       return Number(row.n);
     };
-    // The deal's month and day rows by close date and by creation, the transaction's day row and its link's month and day rows.
-    expect(await left()).toBe(7);
+    // The deal's month and day rows by close date, its month, day and hour rows by creation, the transaction's day row and its link's month and day rows.
+    expect(await left()).toBe(8);
     await app.database.prisma.workspace.delete({ where: { id: api.workspaceId } });
     expect(await left()).toBe(0);
   });

@@ -22,7 +22,7 @@ interface SlottedCounters {
 const LIST_COUNT: SlottedCounters = { table: 'ListCount', key: ['workspaceId', 'list', 'bucket'], sums: ['rows'] };
 const REPORT_TOTALS: SlottedCounters[] = [
   { table: 'DealTotal', key: ['workspaceId', 'closeDay', 'closeMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
-  { table: 'DealCreatedTotal', key: ['workspaceId', 'createdDay', 'createdMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
+  { table: 'DealCreatedTotal', key: ['workspaceId', 'createdHour', 'createdDay', 'createdMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
   { table: 'PaymentDayTotal', key: ['workspaceId', 'day', 'status', 'currency'], sums: ['payments', 'amount'] },
   { table: 'PaymentLinkTotal', key: ['workspaceId', 'day', 'month', 'paymentLinkId', 'status', 'currency'], sums: ['payments', 'amount'] },
 ];

@@ -25,8 +25,9 @@ const DAY_MS = 86_400_000;
 /** The day after a `YYYY-MM-DD`, at 00:00 UTC. */
 const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00.000Z`) + DAY_MS);
 const startOf = (date: string) => new Date(`${date}T00:00:00.000Z`);
-/** The UTC `YYYY-MM-DD` of an instant; undefined outside years 0000-9999, which no key names. */
-const dayOf = (instant: Date) => (/^\d{4}-/.test(instant.toISOString()) ? instant.toISOString().slice(0, 10) : undefined);
+const HOUR_MS = 3_600_000;
+/** An instant's UTC month (`YYYY-MM`), day (`YYYY-MM-DD`) or hour (`YYYY-MM-DDTHH`); undefined outside years 0000-9999, which no key names. */
+const keyOf = (instant: Date, length: 7 | 10 | 13) => (/^\d{4}-/.test(instant.toISOString()) ? instant.toISOString().slice(0, length) : undefined);
 
 /**
  * The rows of a total kept in two calendar levels (models.prisma: a month's row, whose `day`
@@ -83,17 +84,16 @@ const dealSumOf = (r: DealSumRow): DealSum => ({ key: r.key, stageId: r.stageId,
  * "value"), from the totals or from the deals. The one rule:
  * - without `created_since`: DealTotal, by close month and day (any close dates, any grouping);
  * - with `created_since`, grouped by stage or owner and without close dates: DealCreatedTotal,
- *   by creation month and day, and the deals of its own day read from the rows
- *   (`createdSinceDays`: at most half a day's);
+ *   by creation month, day and hour, and the deals of its own hour read from the rows (at most
+ *   half an hour's: `dealTotalsByCreation`);
  * - `created_since` with close dates or grouped by close month: the deals created since, read
  *   through the (workspaceId, createdAt) index. The totals know creation and close dates only
  *   apart; keeping them together would count every pair of days.
  */
 function dealSource(db: Db, f: DealSumsFilter): Prisma.Sql {
   if (!f.createdSince) return dealTotalsByClose(db, f);
-  const since = createdSinceDays(f.createdSince);
-  if (since && f.groupBy !== 'expected_close_month' && !f.expectedCloseFrom && !f.expectedCloseTo) return dealTotalsByCreation(db, since);
-  return dealRows(db, f);
+  const byCreation = f.groupBy !== 'expected_close_month' && !f.expectedCloseFrom && !f.expectedCloseTo && dealTotalsByCreation(db, f.createdSince);
+  return byCreation || dealRows(db, f);
 }
 
 function dealTotalsByClose(db: Db, f: DealSumsFilter): Prisma.Sql {
@@ -102,39 +102,44 @@ function dealTotalsByClose(db: Db, f: DealSumsFilter): Prisma.Sql {
      WHERE t."workspaceId" = ${workspaceOf(db)} AND ${calendarRows(Prisma.sql`t."closeMonth"`, Prisma.sql`t."closeDay"`, f.expectedCloseFrom, f.expectedCloseTo)}`;
 }
 
-interface CreatedSinceDays {
-  /** DealCreatedTotal's days from this one on. */
-  fromDay: string;
-  /** And the deals created in [from, to), added (1) or taken away (-1). */
-  rows?: { from: Date; to: Date; sign: 1 | -1 };
-}
-
 /**
- * `created_since` as whole UTC days and the rest: from a midnight, its days; in the first half
- * of a day, its days from that one on less the deals of that day created before it; later, its
- * days from the next one on and the deals of that day created after it. Undefined when a day
- * cannot be named.
+ * `created_since` from DealCreatedTotal's three levels (models.prisma): the whole hours from
+ * its own on (or from the next, in the later half of its hour) to the end of that day, the
+ * rest of that month's days, the later months; and the deals of its hour from the rows: those
+ * created before it taken away, or those after it added (so at most half an hour's deals).
+ * Undefined when the hours cannot be named.
  */
-function createdSinceDays(since: Date): CreatedSinceDays | undefined {
-  const day = dayOf(since);
-  const next = day && dayOf(nextDay(day));
-  if (!day || !next) return undefined;
-  const intoDay = since.getTime() - startOf(day).getTime();
-  if (intoDay === 0) return { fromDay: day };
-  if (intoDay <= DAY_MS / 2) return { fromDay: day, rows: { from: startOf(day), to: since, sign: -1 } };
-  return { fromDay: next, rows: { from: since, to: startOf(next), sign: 1 } };
-}
-
-function dealTotalsByCreation(db: Db, since: CreatedSinceDays): Prisma.Sql {
+function dealTotalsByCreation(db: Db, since: Date): Prisma.Sql | undefined {
+  const hourStart = Math.floor(since.getTime() / HOUR_MS) * HOUR_MS;
+  const intoHour = since.getTime() - hourStart;
+  const later = intoHour > HOUR_MS / 2;
+  const from = new Date(later ? hourStart + HOUR_MS : hourStart);
+  const [hour, day, month] = [keyOf(from, 13), keyOf(from, 10), keyOf(from, 7)];
+  if (!hour || !day || !month || !keyOf(since, 13)) return undefined;
+  const [midnight, firstOfMonth] = [hour.endsWith('T00'), day.endsWith('-01')];
+  const parts = [
+    // The later months (from the first midnight of a month, that month too).
+    midnight && firstOfMonth
+      ? Prisma.sql`(t."createdHour" = '' AND t."createdDay" = '' AND t."createdMonth" >= ${month})`
+      : Prisma.sql`(t."createdHour" = '' AND t."createdDay" = '' AND t."createdMonth" > ${month})`,
+    // The month's later days (from a midnight, that day too).
+    midnight && !firstOfMonth && Prisma.sql`(t."createdHour" = '' AND t."createdDay" >= ${day} AND t."createdDay" <= ${`${month}-31`})`,
+    !midnight && Prisma.sql`(t."createdHour" = '' AND t."createdDay" > ${day} AND t."createdDay" <= ${`${month}-31`})`,
+    // The day's hours from this one.
+    !midnight && Prisma.sql`t."createdHour" BETWEEN ${hour} AND ${`${day}T23`}`,
+  ];
+  const rows = Prisma.join(parts.filter((part): part is Prisma.Sql => !!part), ' OR ');
   const totals = Prisma.sql`
     SELECT t."stageId", t."userId", NULL AS "closeMonth", t."currency", t."deals", t."value" FROM "DealCreatedTotal" t
-     WHERE t."workspaceId" = ${workspaceOf(db)} AND ${calendarRows(Prisma.sql`t."createdMonth"`, Prisma.sql`t."createdDay"`, since.fromDay)}`;
-  if (!since.rows) return totals;
-  const sign = Prisma.raw(String(since.rows.sign));
+     WHERE t."workspaceId" = ${workspaceOf(db)} AND (${rows})`;
+  if (intoHour === 0) return totals;
+  // The deals of `since`'s hour on the other side of it, added up per group before they meet the totals.
+  const [first, end, sign] = later ? [since, from, Prisma.raw('1')] : [from, since, Prisma.raw('-1')];
   return Prisma.sql`${totals}
     UNION ALL
-    SELECT d."stageId", d."userId", NULL, d."currency", ${sign}, ${sign} * ${tenThousandths(Prisma.sql`d."estimatedValue"`)} FROM "Deal" d
-     WHERE d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${since.rows.from} AND d."createdAt" < ${since.rows.to}`;
+    SELECT d."stageId", d."userId", NULL, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
+     WHERE d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${first} AND d."createdAt" < ${end}
+     GROUP BY d."stageId", d."userId", d."currency"`;
 }
 
 function dealRows(db: Db, f: DealSumsFilter): Prisma.Sql {

@@ -1,9 +1,10 @@
 -- The report totals by day as well as by month (see models.prisma): DealTotal gains the
--- close day, DealCreatedTotal counts the deals by creation, PaymentLinkTotal gains the month
--- and the day. Each of the three counts a record twice, in its month's row (day '') and in
--- its day's row. They are rebuilt from the rows below, after this lock: writes to the deals
--- and the transactions wait for the migration's commit, so everything committed before it
--- is in the rebuild and nothing is written between the rebuild and the commit.
+-- close day, DealCreatedTotal counts the deals by creation month, day and hour,
+-- PaymentLinkTotal gains the month and the day. A record is counted once per level: in its
+-- month's row (day ''), its day's row and (DealCreatedTotal) its hour's row. The tables are
+-- rebuilt from the rows below, after this lock: writes to the deals and the transactions wait
+-- for the migration's commit, so everything committed before it is in the rebuild and nothing
+-- is written between the rebuild and the commit.
 LOCK TABLE "Deal", "PaymentTransaction" IN SHARE ROW EXCLUSIVE MODE;
 
 DROP TABLE "DealTotal";
@@ -27,6 +28,7 @@ CONSTRAINT "DealTotal_pkey" PRIMARY KEY ("workspaceId","closeDay","closeMonth","
 -- CreateTable
 CREATE TABLE "DealCreatedTotal" (
     "workspaceId" TEXT NOT NULL,
+    "createdHour" TEXT NOT NULL,
     "createdDay" TEXT NOT NULL,
     "createdMonth" TEXT NOT NULL,
     "stageId" TEXT NOT NULL,
@@ -36,7 +38,7 @@ CREATE TABLE "DealCreatedTotal" (
     "deals" INTEGER NOT NULL,
     "value" BIGINT NOT NULL,
 
-CONSTRAINT "DealCreatedTotal_pkey" PRIMARY KEY ("workspaceId","createdDay","createdMonth","stageId","userId","currency","slot")
+CONSTRAINT "DealCreatedTotal_pkey" PRIMARY KEY ("workspaceId","createdHour","createdDay","createdMonth","stageId","userId","currency","slot")
 );
 
 -- CreateTable
@@ -64,12 +66,12 @@ ALTER TABLE "DealCreatedTotal" ADD CONSTRAINT "DealCreatedTotal_workspaceId_fkey
 ALTER TABLE "PaymentLinkTotal" ADD CONSTRAINT "PaymentLinkTotal_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- The same statement-level triggers as report_totals made, with their functions replaced. A
--- row enters both levels of a calendar key through a lateral pair of values: '' for its
--- month's row, its day for its day's row (a deal without a close date has no day's row: its
--- NULL is left out). A deal's close day is its expected close date as stored and its close
--- month the first 7 characters of it; a created day or month, and a transaction's, is
--- createdAt's (UTC) 'YYYY-MM-DD' or 'YYYY-MM'. The rest is as before: one delta per group,
--- added in key order to the writing connection's own slot.
+-- row enters every level of a calendar key through lateral values: '' for its month's row,
+-- its day for its day's row (a deal without a close date has no day's row: its NULL is left
+-- out), its hour and day for its hour's row. A deal's close day is its expected close date as
+-- stored and its close month the first 7 characters of it; a created hour, day or month, and a
+-- transaction's, is createdAt's (UTC) 'YYYY-MM-DD"T"HH24', 'YYYY-MM-DD' or 'YYYY-MM'. The rest
+-- is as before: one delta per group, added in key order to the writing connection's own slot.
 CREATE OR REPLACE FUNCTION "DealTotal_add"(gone "Deal"[], came "Deal"[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO "DealTotal" ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot", "deals", "value")
@@ -82,14 +84,14 @@ BEGIN
   ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot")
   DO UPDATE SET "deals" = "DealTotal"."deals" + EXCLUDED."deals", "value" = "DealTotal"."value" + EXCLUDED."value";
 
-  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot", "deals", "value")
-  SELECT d."workspaceId", l."day", to_char(d."createdAt", 'YYYY-MM'), d."stageId", d."userId", d."currency", pg_backend_pid(),
+  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot", "deals", "value")
+  SELECT d."workspaceId", l."hour", l."day", to_char(d."createdAt", 'YYYY-MM'), d."stageId", d."userId", d."currency", pg_backend_pid(),
          sum(d.sign), sum(d.sign * round(d."estimatedValue" * 10000)::bigint)
     FROM (SELECT g.*, -1 AS sign FROM unnest(gone) AS g UNION ALL SELECT c.*, 1 FROM unnest(came) AS c) AS d
-   CROSS JOIN LATERAL (VALUES (''), (to_char(d."createdAt", 'YYYY-MM-DD'))) AS l("day")
+   CROSS JOIN LATERAL (VALUES ('', ''), ('', to_char(d."createdAt", 'YYYY-MM-DD')), (to_char(d."createdAt", 'YYYY-MM-DD"T"HH24'), to_char(d."createdAt", 'YYYY-MM-DD'))) AS l("hour", "day")
    WHERE EXISTS (SELECT 1 FROM "Workspace" ws WHERE ws."id" = d."workspaceId")
-   GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d.sign) <> 0 OR sum(d.sign * round(d."estimatedValue" * 10000)::bigint) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
-  ON CONFLICT ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot")
+   GROUP BY 1, 2, 3, 4, 5, 6, 7 HAVING sum(d.sign) <> 0 OR sum(d.sign * round(d."estimatedValue" * 10000)::bigint) <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7
+  ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot")
   DO UPDATE SET "deals" = "DealCreatedTotal"."deals" + EXCLUDED."deals", "value" = "DealCreatedTotal"."value" + EXCLUDED."value";
 END $$;
 
@@ -137,10 +139,10 @@ SELECT d."workspaceId", l."day", coalesce(substr(d."expectedCloseDate", 1, 7), '
   FROM "Deal" d CROSS JOIN LATERAL (VALUES (''), (NULLIF(d."expectedCloseDate", ''))) AS l("day")
  WHERE l."day" IS NOT NULL
  GROUP BY 1, 2, 3, 4, 5, 6;
-INSERT INTO "DealCreatedTotal" ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot", "deals", "value")
-SELECT d."workspaceId", l."day", to_char(d."createdAt", 'YYYY-MM'), d."stageId", d."userId", d."currency", 0, count(*), sum(round(d."estimatedValue" * 10000)::bigint)
-  FROM "Deal" d CROSS JOIN LATERAL (VALUES (''), (to_char(d."createdAt", 'YYYY-MM-DD'))) AS l("day")
- GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot", "deals", "value")
+SELECT d."workspaceId", l."hour", l."day", to_char(d."createdAt", 'YYYY-MM'), d."stageId", d."userId", d."currency", 0, count(*), sum(round(d."estimatedValue" * 10000)::bigint)
+  FROM "Deal" d CROSS JOIN LATERAL (VALUES ('', ''), ('', to_char(d."createdAt", 'YYYY-MM-DD')), (to_char(d."createdAt", 'YYYY-MM-DD"T"HH24'), to_char(d."createdAt", 'YYYY-MM-DD'))) AS l("hour", "day")
+ GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot", "payments", "amount")
 SELECT t."workspaceId", l."day", to_char(t."createdAt", 'YYYY-MM'), t."paymentLinkId", t."status", t."currency", 0, count(*), sum(round(t."amount" * 10000)::bigint)
   FROM "PaymentTransaction" t CROSS JOIN LATERAL (VALUES (''), (to_char(t."createdAt", 'YYYY-MM-DD'))) AS l("day")

@@ -1,8 +1,9 @@
 -- The report totals by day as well as by month (see models.prisma): DealTotal gains the
--- close day, DealCreatedTotal counts the deals by creation, PaymentLinkTotal gains the month
--- and the day. Each of the three counts a record twice, in its month's row (day '') and in
--- its day's row. The triggers are made again for the new keys, and the totals rebuilt from
--- the rows, in the migration's one transaction (SQLite's one writer: no write falls between).
+-- close day, DealCreatedTotal counts the deals by creation month, day and hour,
+-- PaymentLinkTotal gains the month and the day. A record is counted once per level: in its
+-- month's row (day ''), its day's row and (DealCreatedTotal) its hour's row. The triggers are
+-- made again for the new keys, and the totals rebuilt from the rows, in the migration's one
+-- transaction (SQLite's one writer: no write falls between).
 DROP TRIGGER "Deal_total_insert";
 DROP TRIGGER "Deal_total_delete";
 DROP TRIGGER "Deal_total_move";
@@ -31,6 +32,7 @@ PRIMARY KEY ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "curr
 -- CreateTable
 CREATE TABLE "DealCreatedTotal" (
     "workspaceId" TEXT NOT NULL,
+    "createdHour" TEXT NOT NULL,
     "createdDay" TEXT NOT NULL,
     "createdMonth" TEXT NOT NULL,
     "stageId" TEXT NOT NULL,
@@ -40,7 +42,7 @@ CREATE TABLE "DealCreatedTotal" (
     "deals" INTEGER NOT NULL,
     "value" BIGINT NOT NULL,
 
-PRIMARY KEY ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot"),
+PRIMARY KEY ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot"),
     CONSTRAINT "DealCreatedTotal_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
@@ -60,23 +62,23 @@ PRIMARY KEY ("workspaceId", "day", "month", "paymentLinkId", "status", "currency
     CONSTRAINT "PaymentLinkTotal_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
--- Row triggers on slot 0, as report_totals made them. A record enters both levels of a
--- calendar key from a pair of values: '' for its month's row, its day for its day's row (a
--- deal without a close date has no day's row: its NULL is left out); it leaves both rows
--- named by `IN ('', its day)`, and a row whose count falls to 0 is removed. A deal's close
--- day is its expected close date as stored and its close month the first 7 characters of
--- it; a created day or month, and a transaction's, is the first 10 or 7 characters of
--- createdAt (ISO text, UTC). (`WHERE ... IS NOT NULL` also keeps the upsert's SELECT from
--- reading `ON CONFLICT` as a join.)
+-- Row triggers on slot 0, as report_totals made them. A record enters every level of a
+-- calendar key from a list of values: '' for its month's row, its day for its day's row (a
+-- deal without a close date has no day's row: its NULL is left out), its hour and day for its
+-- hour's row; it leaves the rows it is in, named by `IN`, and a row whose count falls to 0 is
+-- removed. A deal's close day is its expected close date as stored and its close month the
+-- first 7 characters of it; a created hour, day or month, and a transaction's, is the first
+-- 13, 10 or 7 characters of createdAt (ISO text, UTC: 'YYYY-MM-DDTHH'). (`WHERE ... IS NOT
+-- NULL` also keeps the upsert's SELECT from reading `ON CONFLICT` as a join.)
 CREATE TRIGGER "Deal_total_insert" AFTER INSERT ON "Deal" BEGIN
   INSERT INTO "DealTotal" ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "deals", "value")
   SELECT NEW."workspaceId", l."day", coalesce(substr(NEW."expectedCloseDate", 1, 7), ''), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
     FROM (SELECT '' AS "day" UNION ALL SELECT NULLIF(NEW."expectedCloseDate", '')) AS l WHERE l."day" IS NOT NULL
   ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
-  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
-  SELECT NEW."workspaceId", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "day" UNION ALL SELECT substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
+  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
+  SELECT NEW."workspaceId", l."hour", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
+    FROM (SELECT '' AS "hour", '' AS "day" UNION ALL SELECT '', substr(NEW."createdAt", 1, 10) UNION ALL SELECT substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
+  ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
 END;
 CREATE TRIGGER "Deal_total_delete" AFTER DELETE ON "Deal" BEGIN
   UPDATE "DealTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
@@ -86,10 +88,10 @@ CREATE TRIGGER "Deal_total_delete" AFTER DELETE ON "Deal" BEGIN
    WHERE "workspaceId" = OLD."workspaceId" AND "closeDay" IN ('', coalesce(OLD."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(OLD."expectedCloseDate", 1, 7), '')
      AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
   UPDATE "DealCreatedTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND "createdDay" IN ('', substr(OLD."createdAt", 1, 10)) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
+   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
      AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0;
   DELETE FROM "DealCreatedTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND "createdDay" IN ('', substr(OLD."createdAt", 1, 10)) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
+   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
      AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
 END;
 -- A deal that changes group or value leaves the old groups' totals and enters the new ones',
@@ -112,15 +114,15 @@ CREATE TRIGGER "Deal_created_total_move" AFTER UPDATE OF "workspaceId", "stageId
 WHEN (OLD."workspaceId", OLD."stageId", OLD."userId", OLD."createdAt", OLD."currency", OLD."estimatedValue")
      IS NOT (NEW."workspaceId", NEW."stageId", NEW."userId", NEW."createdAt", NEW."currency", NEW."estimatedValue") BEGIN
   UPDATE "DealCreatedTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND "createdDay" IN ('', substr(OLD."createdAt", 1, 10)) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
+   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
      AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0;
   DELETE FROM "DealCreatedTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND "createdDay" IN ('', substr(OLD."createdAt", 1, 10)) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
+   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
      AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
-  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
-  SELECT NEW."workspaceId", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "day" UNION ALL SELECT substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
+  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
+  SELECT NEW."workspaceId", l."hour", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
+    FROM (SELECT '' AS "hour", '' AS "day" UNION ALL SELECT '', substr(NEW."createdAt", 1, 10) UNION ALL SELECT substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
+  ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
 END;
 
 CREATE TRIGGER "PaymentTransaction_total_insert" AFTER INSERT ON "PaymentTransaction" BEGIN
@@ -174,12 +176,15 @@ SELECT "workspaceId", '', coalesce(substr("expectedCloseDate", 1, 7), ''), "stag
 UNION ALL
 SELECT "workspaceId", "expectedCloseDate", substr("expectedCloseDate", 1, 7), "stageId", "userId", "currency", count(*), sum(CAST(ROUND("estimatedValue" * 10000) AS INTEGER))
   FROM "Deal" WHERE NULLIF("expectedCloseDate", '') IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;
-INSERT INTO "DealCreatedTotal" ("workspaceId", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
-SELECT "workspaceId", '', substr("createdAt", 1, 7), "stageId", "userId", "currency", count(*), sum(CAST(ROUND("estimatedValue" * 10000) AS INTEGER))
-  FROM "Deal" GROUP BY 1, 2, 3, 4, 5, 6
+INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
+SELECT "workspaceId", '', '', substr("createdAt", 1, 7), "stageId", "userId", "currency", count(*), sum(CAST(ROUND("estimatedValue" * 10000) AS INTEGER))
+  FROM "Deal" GROUP BY 1, 2, 3, 4, 5, 6, 7
 UNION ALL
-SELECT "workspaceId", substr("createdAt", 1, 10), substr("createdAt", 1, 7), "stageId", "userId", "currency", count(*), sum(CAST(ROUND("estimatedValue" * 10000) AS INTEGER))
-  FROM "Deal" GROUP BY 1, 2, 3, 4, 5, 6;
+SELECT "workspaceId", '', substr("createdAt", 1, 10), substr("createdAt", 1, 7), "stageId", "userId", "currency", count(*), sum(CAST(ROUND("estimatedValue" * 10000) AS INTEGER))
+  FROM "Deal" GROUP BY 1, 2, 3, 4, 5, 6, 7
+UNION ALL
+SELECT "workspaceId", substr("createdAt", 1, 13), substr("createdAt", 1, 10), substr("createdAt", 1, 7), "stageId", "userId", "currency", count(*), sum(CAST(ROUND("estimatedValue" * 10000) AS INTEGER))
+  FROM "Deal" GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "payments", "amount")
 SELECT "workspaceId", '', substr("createdAt", 1, 7), "paymentLinkId", "status", "currency", count(*), sum(CAST(ROUND("amount" * 10000) AS INTEGER))
   FROM "PaymentTransaction" GROUP BY 1, 2, 3, 4, 5, 6

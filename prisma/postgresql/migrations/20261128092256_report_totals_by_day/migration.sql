@@ -83,7 +83,10 @@ BEGIN
    GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d.sign) <> 0 OR sum(d.sign * round(d."estimatedValue" * 10000)::bigint) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
   ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot")
   DO UPDATE SET "deals" = "DealTotal"."deals" + EXCLUDED."deals", "value" = "DealTotal"."value" + EXCLUDED."value";
+END $$;
 
+CREATE FUNCTION "DealCreatedTotal_add"(gone "Deal"[], came "Deal"[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot", "deals", "value")
   SELECT d."workspaceId", l."hour", l."day", to_char(d."createdAt", 'YYYY-MM'), d."stageId", d."userId", d."currency", pg_backend_pid(),
          sum(d.sign), sum(d.sign * round(d."estimatedValue" * 10000)::bigint)
@@ -95,18 +98,29 @@ BEGIN
   DO UPDATE SET "deals" = "DealCreatedTotal"."deals" + EXCLUDED."deals", "value" = "DealCreatedTotal"."value" + EXCLUDED."value";
 END $$;
 
+-- An update moves a row in a table only when its key there or its value changed (`HAVING`:
+-- no call at all when no row did, a renamed deal above all).
 CREATE OR REPLACE FUNCTION "DealTotal_deal"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  rows_ "Deal"[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    PERFORM "DealTotal_add"('{}', (SELECT array_agg(n::"Deal") FROM new_rows n));
+    rows_ := (SELECT array_agg(n::"Deal") FROM new_rows n);
+    PERFORM "DealTotal_add"('{}', rows_);
+    PERFORM "DealCreatedTotal_add"('{}', rows_);
   ELSIF TG_OP = 'DELETE' THEN
-    PERFORM "DealTotal_add"((SELECT array_agg(o::"Deal") FROM old_rows o), '{}');
+    rows_ := (SELECT array_agg(o::"Deal") FROM old_rows o);
+    PERFORM "DealTotal_add"(rows_, '{}');
+    PERFORM "DealCreatedTotal_add"(rows_, '{}');
   ELSE
-    -- Only the rows whose groups or value changed move (a row that moves in one table only
-    -- adds nothing to the other: its -1 and +1 there cancel out).
     PERFORM "DealTotal_add"(array_agg(o::"Deal"), array_agg(n::"Deal")) FROM old_rows o JOIN new_rows n ON n."id" = o."id"
-      WHERE (o."workspaceId", o."stageId", o."userId", o."expectedCloseDate", o."createdAt", o."currency", o."estimatedValue")
-            IS DISTINCT FROM (n."workspaceId", n."stageId", n."userId", n."expectedCloseDate", n."createdAt", n."currency", n."estimatedValue");
+      WHERE (o."workspaceId", o."stageId", o."userId", o."expectedCloseDate", o."currency", o."estimatedValue")
+            IS DISTINCT FROM (n."workspaceId", n."stageId", n."userId", n."expectedCloseDate", n."currency", n."estimatedValue")
+     HAVING count(*) > 0;
+    PERFORM "DealCreatedTotal_add"(array_agg(o::"Deal"), array_agg(n::"Deal")) FROM old_rows o JOIN new_rows n ON n."id" = o."id"
+      WHERE (o."workspaceId", o."stageId", o."userId", o."createdAt", o."currency", o."estimatedValue")
+            IS DISTINCT FROM (n."workspaceId", n."stageId", n."userId", n."createdAt", n."currency", n."estimatedValue")
+     HAVING count(*) > 0;
   END IF;
   RETURN NULL;
 END $$;
@@ -131,6 +145,22 @@ BEGIN
    GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(t.sign) <> 0 OR sum(t.sign * round(t."amount" * 10000)::bigint) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
   ON CONFLICT ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot")
   DO UPDATE SET "payments" = "PaymentLinkTotal"."payments" + EXCLUDED."payments", "amount" = "PaymentLinkTotal"."amount" + EXCLUDED."amount";
+END $$;
+
+CREATE OR REPLACE FUNCTION "PaymentTotal_payment_transaction"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM "PaymentTotal_add"('{}', (SELECT array_agg(n::"PaymentTransaction") FROM new_rows n));
+  ELSIF TG_OP = 'DELETE' THEN
+    PERFORM "PaymentTotal_add"((SELECT array_agg(o::"PaymentTransaction") FROM old_rows o), '{}');
+  ELSE
+    -- Only the rows whose group or amount changed move (a status change, above all); no call when none did.
+    PERFORM "PaymentTotal_add"(array_agg(o::"PaymentTransaction"), array_agg(n::"PaymentTransaction")) FROM old_rows o JOIN new_rows n ON n."id" = o."id"
+      WHERE (o."workspaceId", o."createdAt", o."status", o."currency", o."paymentLinkId", o."amount")
+            IS DISTINCT FROM (n."workspaceId", n."createdAt", n."status", n."currency", n."paymentLinkId", n."amount")
+     HAVING count(*) > 0;
+  END IF;
+  RETURN NULL;
 END $$;
 
 -- The rows that exist, into slot 0, grouped as the functions group them.

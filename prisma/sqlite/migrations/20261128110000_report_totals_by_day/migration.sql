@@ -62,111 +62,102 @@ PRIMARY KEY ("workspaceId", "day", "month", "paymentLinkId", "status", "currency
     CONSTRAINT "PaymentLinkTotal_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
--- Row triggers on slot 0, as report_totals made them. A record enters every level of a
--- calendar key from a list of values: '' for its month's row, its day for its day's row (a
--- deal without a close date has no day's row: its NULL is left out), its hour and day for its
--- hour's row; it leaves the rows it is in, named by `IN`, and a row whose count falls to 0 is
--- removed. A deal's close day is its expected close date as stored and its close month the
--- first 7 characters of it; a created hour, day or month, and a transaction's, is the first
--- 13, 10 or 7 characters of createdAt (ISO text, UTC: 'YYYY-MM-DDTHH'). (`WHERE ... IS NOT
--- NULL` also keeps the upsert's SELECT from reading `ON CONFLICT` as a join.)
-CREATE TRIGGER "Deal_total_insert" AFTER INSERT ON "Deal" BEGIN
+-- Row triggers on slot 0, as report_totals made them, each change written once: a view per
+-- table pair takes a change (+1 or -1 record and its amount) and its INSTEAD OF trigger adds
+-- it into every row the record is counted in, then removes those whose count came to 0 (the
+-- views are named as the PostgreSQL functions that do the same). A record's levels come from a
+-- list of values: '' for its month's row, its day for its day's row (a deal without a close
+-- date has no day's row: its NULL is left out), its hour and day for its hour's row. A deal's
+-- close day is its expected close date as stored and its close month the first 7 characters
+-- of it; a created hour, day or month, and a transaction's, is the first 13, 10 or 7
+-- characters of createdAt (ISO text, UTC: 'YYYY-MM-DDTHH'). A workspace being deleted gets
+-- no new rows (`EXISTS`), whatever order its rows cascade in.
+CREATE VIEW "DealTotal_add" AS SELECT
+    NULL AS "workspaceId", NULL AS "expectedCloseDate", NULL AS "stageId", NULL AS "userId", NULL AS "currency", NULL AS "deals", NULL AS "value"
+WHERE 0;
+CREATE TRIGGER "DealTotal_add_insert" INSTEAD OF INSERT ON "DealTotal_add" BEGIN
   INSERT INTO "DealTotal" ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "deals", "value")
-  SELECT NEW."workspaceId", l."day", coalesce(substr(NEW."expectedCloseDate", 1, 7), ''), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "day" UNION ALL SELECT NULLIF(NEW."expectedCloseDate", '')) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
+  SELECT NEW."workspaceId", l."day", coalesce(substr(NEW."expectedCloseDate", 1, 7), ''), NEW."stageId", NEW."userId", NEW."currency", NEW."deals", NEW."value"
+    FROM (SELECT '' AS "day" UNION ALL SELECT NULLIF(NEW."expectedCloseDate", '')) AS l
+   WHERE l."day" IS NOT NULL AND EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+  ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + excluded."deals", "value" = "value" + excluded."value";
+  DELETE FROM "DealTotal"
+   WHERE "workspaceId" = NEW."workspaceId" AND "closeDay" IN ('', coalesce(NEW."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(NEW."expectedCloseDate", 1, 7), '')
+     AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0 AND "deals" = 0;
+END;
+
+CREATE VIEW "DealCreatedTotal_add" AS SELECT
+    NULL AS "workspaceId", NULL AS "createdAt", NULL AS "stageId", NULL AS "userId", NULL AS "currency", NULL AS "deals", NULL AS "value"
+WHERE 0;
+CREATE TRIGGER "DealCreatedTotal_add_insert" INSTEAD OF INSERT ON "DealCreatedTotal_add" BEGIN
   INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
-  SELECT NEW."workspaceId", l."hour", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "hour", '' AS "day" UNION ALL SELECT '', substr(NEW."createdAt", 1, 10) UNION ALL SELECT substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
+  SELECT NEW."workspaceId", l."hour", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", NEW."deals", NEW."value"
+    FROM (SELECT '' AS "hour", '' AS "day" UNION ALL SELECT '', substr(NEW."createdAt", 1, 10) UNION ALL SELECT substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)) AS l
+   WHERE EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+  ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + excluded."deals", "value" = "value" + excluded."value";
+  DELETE FROM "DealCreatedTotal"
+   WHERE "workspaceId" = NEW."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(NEW."createdAt", 1, 10)), (substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)))
+     AND "createdMonth" = substr(NEW."createdAt", 1, 7) AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0 AND "deals" = 0;
+END;
+
+CREATE VIEW "PaymentTotal_add" AS SELECT
+    NULL AS "workspaceId", NULL AS "createdAt", NULL AS "paymentLinkId", NULL AS "status", NULL AS "currency", NULL AS "payments", NULL AS "amount"
+WHERE 0;
+CREATE TRIGGER "PaymentTotal_add_insert" INSTEAD OF INSERT ON "PaymentTotal_add" BEGIN
+  INSERT INTO "PaymentDayTotal" ("workspaceId", "day", "status", "currency", "payments", "amount")
+  SELECT NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", NEW."payments", NEW."amount"
+   WHERE EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+  ON CONFLICT ("workspaceId", "day", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + excluded."payments", "amount" = "amount" + excluded."amount";
+  DELETE FROM "PaymentDayTotal"
+   WHERE ("workspaceId", "day", "status", "currency", "slot") = (NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", 0) AND "payments" = 0;
+  INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "payments", "amount")
+  SELECT NEW."workspaceId", l."day", substr(NEW."createdAt", 1, 7), NEW."paymentLinkId", NEW."status", NEW."currency", NEW."payments", NEW."amount"
+    FROM (SELECT '' AS "day" UNION ALL SELECT substr(NEW."createdAt", 1, 10)) AS l
+   WHERE EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+  ON CONFLICT ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + excluded."payments", "amount" = "amount" + excluded."amount";
+  DELETE FROM "PaymentLinkTotal"
+   WHERE "workspaceId" = NEW."workspaceId" AND "day" IN ('', substr(NEW."createdAt", 1, 10)) AND "month" = substr(NEW."createdAt", 1, 7)
+     AND "paymentLinkId" = NEW."paymentLinkId" AND "status" = NEW."status" AND "currency" = NEW."currency" AND "slot" = 0 AND "payments" = 0;
+END;
+
+-- A record enters its totals when inserted and leaves them when deleted; an update moves it
+-- out of its old groups and into its new ones in a table only when its key there or its
+-- amount changed.
+CREATE TRIGGER "Deal_total_insert" AFTER INSERT ON "Deal" BEGIN
+  INSERT INTO "DealTotal_add" VALUES (NEW."workspaceId", NEW."expectedCloseDate", NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER));
+  INSERT INTO "DealCreatedTotal_add" VALUES (NEW."workspaceId", NEW."createdAt", NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER));
 END;
 CREATE TRIGGER "Deal_total_delete" AFTER DELETE ON "Deal" BEGIN
-  UPDATE "DealTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND "closeDay" IN ('', coalesce(OLD."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(OLD."expectedCloseDate", 1, 7), '')
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0;
-  DELETE FROM "DealTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND "closeDay" IN ('', coalesce(OLD."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(OLD."expectedCloseDate", 1, 7), '')
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
-  UPDATE "DealCreatedTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0;
-  DELETE FROM "DealCreatedTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
+  INSERT INTO "DealTotal_add" VALUES (OLD."workspaceId", OLD."expectedCloseDate", OLD."stageId", OLD."userId", OLD."currency", -1, -CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER));
+  INSERT INTO "DealCreatedTotal_add" VALUES (OLD."workspaceId", OLD."createdAt", OLD."stageId", OLD."userId", OLD."currency", -1, -CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER));
 END;
--- A deal that changes group or value leaves the old groups' totals and enters the new ones',
--- in each table only when its key there or its value changed.
 CREATE TRIGGER "Deal_total_move" AFTER UPDATE OF "workspaceId", "stageId", "userId", "expectedCloseDate", "currency", "estimatedValue" ON "Deal"
 WHEN (OLD."workspaceId", OLD."stageId", OLD."userId", OLD."expectedCloseDate", OLD."currency", OLD."estimatedValue")
      IS NOT (NEW."workspaceId", NEW."stageId", NEW."userId", NEW."expectedCloseDate", NEW."currency", NEW."estimatedValue") BEGIN
-  UPDATE "DealTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND "closeDay" IN ('', coalesce(OLD."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(OLD."expectedCloseDate", 1, 7), '')
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0;
-  DELETE FROM "DealTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND "closeDay" IN ('', coalesce(OLD."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(OLD."expectedCloseDate", 1, 7), '')
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
-  INSERT INTO "DealTotal" ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "deals", "value")
-  SELECT NEW."workspaceId", l."day", coalesce(substr(NEW."expectedCloseDate", 1, 7), ''), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "day" UNION ALL SELECT NULLIF(NEW."expectedCloseDate", '')) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
+  INSERT INTO "DealTotal_add" VALUES
+    (OLD."workspaceId", OLD."expectedCloseDate", OLD."stageId", OLD."userId", OLD."currency", -1, -CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)),
+    (NEW."workspaceId", NEW."expectedCloseDate", NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER));
 END;
 CREATE TRIGGER "Deal_created_total_move" AFTER UPDATE OF "workspaceId", "stageId", "userId", "createdAt", "currency", "estimatedValue" ON "Deal"
 WHEN (OLD."workspaceId", OLD."stageId", OLD."userId", OLD."createdAt", OLD."currency", OLD."estimatedValue")
      IS NOT (NEW."workspaceId", NEW."stageId", NEW."userId", NEW."createdAt", NEW."currency", NEW."estimatedValue") BEGIN
-  UPDATE "DealCreatedTotal" SET "deals" = "deals" - 1, "value" = "value" - CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0;
-  DELETE FROM "DealCreatedTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(OLD."createdAt", 1, 10)), (substr(OLD."createdAt", 1, 13), substr(OLD."createdAt", 1, 10))) AND "createdMonth" = substr(OLD."createdAt", 1, 7)
-     AND "stageId" = OLD."stageId" AND "userId" = OLD."userId" AND "currency" = OLD."currency" AND "slot" = 0 AND "deals" = 0;
-  INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
-  SELECT NEW."workspaceId", l."hour", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "hour", '' AS "day" UNION ALL SELECT '', substr(NEW."createdAt", 1, 10) UNION ALL SELECT substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + 1, "value" = "value" + excluded."value";
+  INSERT INTO "DealCreatedTotal_add" VALUES
+    (OLD."workspaceId", OLD."createdAt", OLD."stageId", OLD."userId", OLD."currency", -1, -CAST(ROUND(OLD."estimatedValue" * 10000) AS INTEGER)),
+    (NEW."workspaceId", NEW."createdAt", NEW."stageId", NEW."userId", NEW."currency", 1, CAST(ROUND(NEW."estimatedValue" * 10000) AS INTEGER));
 END;
 
 CREATE TRIGGER "PaymentTransaction_total_insert" AFTER INSERT ON "PaymentTransaction" BEGIN
-  INSERT INTO "PaymentDayTotal" ("workspaceId", "day", "status", "currency", "payments", "amount")
-  VALUES (NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", 1, CAST(ROUND(NEW."amount" * 10000) AS INTEGER))
-  ON CONFLICT ("workspaceId", "day", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + 1, "amount" = "amount" + excluded."amount";
-  INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "payments", "amount")
-  SELECT NEW."workspaceId", l."day", substr(NEW."createdAt", 1, 7), NEW."paymentLinkId", NEW."status", NEW."currency", 1, CAST(ROUND(NEW."amount" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "day" UNION ALL SELECT substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + 1, "amount" = "amount" + excluded."amount";
+  INSERT INTO "PaymentTotal_add" VALUES (NEW."workspaceId", NEW."createdAt", NEW."paymentLinkId", NEW."status", NEW."currency", 1, CAST(ROUND(NEW."amount" * 10000) AS INTEGER));
 END;
 CREATE TRIGGER "PaymentTransaction_total_delete" AFTER DELETE ON "PaymentTransaction" BEGIN
-  UPDATE "PaymentDayTotal" SET "payments" = "payments" - 1, "amount" = "amount" - CAST(ROUND(OLD."amount" * 10000) AS INTEGER)
-   WHERE ("workspaceId", "day", "status", "currency", "slot") = (OLD."workspaceId", substr(OLD."createdAt", 1, 10), OLD."status", OLD."currency", 0);
-  DELETE FROM "PaymentDayTotal"
-   WHERE ("workspaceId", "day", "status", "currency", "slot") = (OLD."workspaceId", substr(OLD."createdAt", 1, 10), OLD."status", OLD."currency", 0) AND "payments" = 0;
-  UPDATE "PaymentLinkTotal" SET "payments" = "payments" - 1, "amount" = "amount" - CAST(ROUND(OLD."amount" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND "day" IN ('', substr(OLD."createdAt", 1, 10)) AND "month" = substr(OLD."createdAt", 1, 7)
-     AND "paymentLinkId" = OLD."paymentLinkId" AND "status" = OLD."status" AND "currency" = OLD."currency" AND "slot" = 0;
-  DELETE FROM "PaymentLinkTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND "day" IN ('', substr(OLD."createdAt", 1, 10)) AND "month" = substr(OLD."createdAt", 1, 7)
-     AND "paymentLinkId" = OLD."paymentLinkId" AND "status" = OLD."status" AND "currency" = OLD."currency" AND "slot" = 0 AND "payments" = 0;
+  INSERT INTO "PaymentTotal_add" VALUES (OLD."workspaceId", OLD."createdAt", OLD."paymentLinkId", OLD."status", OLD."currency", -1, -CAST(ROUND(OLD."amount" * 10000) AS INTEGER));
 END;
--- A transaction that changes group or amount (a status change, above all) leaves the old groups' totals and enters the new ones'.
 CREATE TRIGGER "PaymentTransaction_total_move" AFTER UPDATE OF "workspaceId", "createdAt", "status", "currency", "paymentLinkId", "amount" ON "PaymentTransaction"
 WHEN (OLD."workspaceId", OLD."createdAt", OLD."status", OLD."currency", OLD."paymentLinkId", OLD."amount")
      IS NOT (NEW."workspaceId", NEW."createdAt", NEW."status", NEW."currency", NEW."paymentLinkId", NEW."amount") BEGIN
-  UPDATE "PaymentDayTotal" SET "payments" = "payments" - 1, "amount" = "amount" - CAST(ROUND(OLD."amount" * 10000) AS INTEGER)
-   WHERE ("workspaceId", "day", "status", "currency", "slot") = (OLD."workspaceId", substr(OLD."createdAt", 1, 10), OLD."status", OLD."currency", 0);
-  DELETE FROM "PaymentDayTotal"
-   WHERE ("workspaceId", "day", "status", "currency", "slot") = (OLD."workspaceId", substr(OLD."createdAt", 1, 10), OLD."status", OLD."currency", 0) AND "payments" = 0;
-  UPDATE "PaymentLinkTotal" SET "payments" = "payments" - 1, "amount" = "amount" - CAST(ROUND(OLD."amount" * 10000) AS INTEGER)
-   WHERE "workspaceId" = OLD."workspaceId" AND "day" IN ('', substr(OLD."createdAt", 1, 10)) AND "month" = substr(OLD."createdAt", 1, 7)
-     AND "paymentLinkId" = OLD."paymentLinkId" AND "status" = OLD."status" AND "currency" = OLD."currency" AND "slot" = 0;
-  DELETE FROM "PaymentLinkTotal"
-   WHERE "workspaceId" = OLD."workspaceId" AND "day" IN ('', substr(OLD."createdAt", 1, 10)) AND "month" = substr(OLD."createdAt", 1, 7)
-     AND "paymentLinkId" = OLD."paymentLinkId" AND "status" = OLD."status" AND "currency" = OLD."currency" AND "slot" = 0 AND "payments" = 0;
-  INSERT INTO "PaymentDayTotal" ("workspaceId", "day", "status", "currency", "payments", "amount")
-  VALUES (NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", 1, CAST(ROUND(NEW."amount" * 10000) AS INTEGER))
-  ON CONFLICT ("workspaceId", "day", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + 1, "amount" = "amount" + excluded."amount";
-  INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "payments", "amount")
-  SELECT NEW."workspaceId", l."day", substr(NEW."createdAt", 1, 7), NEW."paymentLinkId", NEW."status", NEW."currency", 1, CAST(ROUND(NEW."amount" * 10000) AS INTEGER)
-    FROM (SELECT '' AS "day" UNION ALL SELECT substr(NEW."createdAt", 1, 10)) AS l WHERE l."day" IS NOT NULL
-  ON CONFLICT ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + 1, "amount" = "amount" + excluded."amount";
+  INSERT INTO "PaymentTotal_add" VALUES
+    (OLD."workspaceId", OLD."createdAt", OLD."paymentLinkId", OLD."status", OLD."currency", -1, -CAST(ROUND(OLD."amount" * 10000) AS INTEGER)),
+    (NEW."workspaceId", NEW."createdAt", NEW."paymentLinkId", NEW."status", NEW."currency", 1, CAST(ROUND(NEW."amount" * 10000) AS INTEGER));
 END;
 
 -- The rows that exist, grouped as the triggers group them: the months' rows, then the days'.

@@ -64,14 +64,16 @@ PRIMARY KEY ("workspaceId", "day", "month", "paymentLinkId", "status", "currency
 
 -- Row triggers on slot 0, as report_totals made them, each change written once: a view per
 -- table pair takes a change (+1 or -1 record and its amount) and its INSTEAD OF trigger adds
--- it into every row the record is counted in, then removes those whose count came to 0 (the
--- views are named as the PostgreSQL functions that do the same). A record's levels come from a
+-- it into every row the record is counted in: an entering record by an upsert, a leaving one
+-- by an UPDATE of the rows it is in (so a workspace being deleted, whose totals may cascade
+-- away first, gets no new rows), then removes those whose count came to 0 (the views are
+-- named as the PostgreSQL functions that do the same). A record's levels come from a
 -- list of values: '' for its month's row, its day for its day's row (a deal without a close
 -- date has no day's row: its NULL is left out), its hour and day for its hour's row. A deal's
 -- close day is its expected close date as stored and its close month the first 7 characters
 -- of it; a created hour, day or month, and a transaction's, is the first 13, 10 or 7
--- characters of createdAt (ISO text, UTC: 'YYYY-MM-DDTHH'). A workspace being deleted gets
--- no new rows (`EXISTS`), whatever order its rows cascade in.
+-- characters of createdAt (ISO text, UTC: 'YYYY-MM-DDTHH'). (The upserts' `WHERE` also
+-- keeps their SELECT from reading `ON CONFLICT` as a join.)
 CREATE VIEW "DealTotal_add" AS SELECT
     NULL AS "workspaceId", NULL AS "expectedCloseDate", NULL AS "stageId", NULL AS "userId", NULL AS "currency", NULL AS "deals", NULL AS "value"
 WHERE 0;
@@ -79,10 +81,13 @@ CREATE TRIGGER "DealTotal_add_insert" INSTEAD OF INSERT ON "DealTotal_add" BEGIN
   INSERT INTO "DealTotal" ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "deals", "value")
   SELECT NEW."workspaceId", l."day", coalesce(substr(NEW."expectedCloseDate", 1, 7), ''), NEW."stageId", NEW."userId", NEW."currency", NEW."deals", NEW."value"
     FROM (SELECT '' AS "day" UNION ALL SELECT NULLIF(NEW."expectedCloseDate", '')) AS l
-   WHERE l."day" IS NOT NULL AND EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+   WHERE NEW."deals" > 0 AND l."day" IS NOT NULL
   ON CONFLICT ("workspaceId", "closeDay", "closeMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + excluded."deals", "value" = "value" + excluded."value";
+  UPDATE "DealTotal" SET "deals" = "deals" + NEW."deals", "value" = "value" + NEW."value"
+   WHERE NEW."deals" < 0 AND "workspaceId" = NEW."workspaceId" AND "closeDay" IN ('', coalesce(NEW."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(NEW."expectedCloseDate", 1, 7), '')
+     AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0;
   DELETE FROM "DealTotal"
-   WHERE "workspaceId" = NEW."workspaceId" AND "closeDay" IN ('', coalesce(NEW."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(NEW."expectedCloseDate", 1, 7), '')
+   WHERE NEW."deals" < 0 AND "workspaceId" = NEW."workspaceId" AND "closeDay" IN ('', coalesce(NEW."expectedCloseDate", '')) AND "closeMonth" = coalesce(substr(NEW."expectedCloseDate", 1, 7), '')
      AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0 AND "deals" = 0;
 END;
 
@@ -93,10 +98,13 @@ CREATE TRIGGER "DealCreatedTotal_add_insert" INSTEAD OF INSERT ON "DealCreatedTo
   INSERT INTO "DealCreatedTotal" ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "deals", "value")
   SELECT NEW."workspaceId", l."hour", l."day", substr(NEW."createdAt", 1, 7), NEW."stageId", NEW."userId", NEW."currency", NEW."deals", NEW."value"
     FROM (SELECT '' AS "hour", '' AS "day" UNION ALL SELECT '', substr(NEW."createdAt", 1, 10) UNION ALL SELECT substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)) AS l
-   WHERE EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+   WHERE NEW."deals" > 0
   ON CONFLICT ("workspaceId", "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", "slot") DO UPDATE SET "deals" = "deals" + excluded."deals", "value" = "value" + excluded."value";
+  UPDATE "DealCreatedTotal" SET "deals" = "deals" + NEW."deals", "value" = "value" + NEW."value"
+   WHERE NEW."deals" < 0 AND "workspaceId" = NEW."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(NEW."createdAt", 1, 10)), (substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)))
+     AND "createdMonth" = substr(NEW."createdAt", 1, 7) AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0;
   DELETE FROM "DealCreatedTotal"
-   WHERE "workspaceId" = NEW."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(NEW."createdAt", 1, 10)), (substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)))
+   WHERE NEW."deals" < 0 AND "workspaceId" = NEW."workspaceId" AND ("createdHour", "createdDay") IN (VALUES ('', ''), ('', substr(NEW."createdAt", 1, 10)), (substr(NEW."createdAt", 1, 13), substr(NEW."createdAt", 1, 10)))
      AND "createdMonth" = substr(NEW."createdAt", 1, 7) AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0 AND "deals" = 0;
 END;
 
@@ -106,17 +114,22 @@ WHERE 0;
 CREATE TRIGGER "PaymentTotal_add_insert" INSTEAD OF INSERT ON "PaymentTotal_add" BEGIN
   INSERT INTO "PaymentDayTotal" ("workspaceId", "day", "status", "currency", "payments", "amount")
   SELECT NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", NEW."payments", NEW."amount"
-   WHERE EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+   WHERE NEW."payments" > 0
   ON CONFLICT ("workspaceId", "day", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + excluded."payments", "amount" = "amount" + excluded."amount";
+  UPDATE "PaymentDayTotal" SET "payments" = "payments" + NEW."payments", "amount" = "amount" + NEW."amount"
+   WHERE NEW."payments" < 0 AND ("workspaceId", "day", "status", "currency", "slot") = (NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", 0);
   DELETE FROM "PaymentDayTotal"
-   WHERE ("workspaceId", "day", "status", "currency", "slot") = (NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", 0) AND "payments" = 0;
+   WHERE NEW."payments" < 0 AND ("workspaceId", "day", "status", "currency", "slot") = (NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", 0) AND "payments" = 0;
   INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "payments", "amount")
   SELECT NEW."workspaceId", l."day", substr(NEW."createdAt", 1, 7), NEW."paymentLinkId", NEW."status", NEW."currency", NEW."payments", NEW."amount"
     FROM (SELECT '' AS "day" UNION ALL SELECT substr(NEW."createdAt", 1, 10)) AS l
-   WHERE EXISTS (SELECT 1 FROM "Workspace" WHERE "id" = NEW."workspaceId")
+   WHERE NEW."payments" > 0
   ON CONFLICT ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot") DO UPDATE SET "payments" = "payments" + excluded."payments", "amount" = "amount" + excluded."amount";
+  UPDATE "PaymentLinkTotal" SET "payments" = "payments" + NEW."payments", "amount" = "amount" + NEW."amount"
+   WHERE NEW."payments" < 0 AND "workspaceId" = NEW."workspaceId" AND "day" IN ('', substr(NEW."createdAt", 1, 10)) AND "month" = substr(NEW."createdAt", 1, 7)
+     AND "paymentLinkId" = NEW."paymentLinkId" AND "status" = NEW."status" AND "currency" = NEW."currency" AND "slot" = 0;
   DELETE FROM "PaymentLinkTotal"
-   WHERE "workspaceId" = NEW."workspaceId" AND "day" IN ('', substr(NEW."createdAt", 1, 10)) AND "month" = substr(NEW."createdAt", 1, 7)
+   WHERE NEW."payments" < 0 AND "workspaceId" = NEW."workspaceId" AND "day" IN ('', substr(NEW."createdAt", 1, 10)) AND "month" = substr(NEW."createdAt", 1, 7)
      AND "paymentLinkId" = NEW."paymentLinkId" AND "status" = NEW."status" AND "currency" = NEW."currency" AND "slot" = 0 AND "payments" = 0;
 END;
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveDatabase } from '../src/db/database-url.js';
+import { type DatabaseTarget, resolveDatabase } from '../src/db/database-url.js';
 import { applyMigrations, migrationFiles } from '../src/db/migrate.js';
 import { openSqliteFile } from '../src/db/sqlite-adapter.js';
 import { freshDatabase } from './support/fresh-database.js';
@@ -37,9 +37,12 @@ async function migratedUpTo(name: string) {
   drop = fresh.drop;
   const target = resolveDatabase(fresh.url);
   const names = migrationFiles(target.provider).map((f) => f.name);
-  await applyMigrations(target, { until: names.filter((n) => n < names.find((m) => m.endsWith(`_${name}`))!).at(-1)! });
+  await applyMigrations(target, { until: names.filter((n) => n < migrationNamed(target, name)).at(-1)! });
   return { fresh, target };
 }
+
+/** The full name of the migration `*_<name>`. */
+const migrationNamed = (target: DatabaseTarget, name: string) => migrationFiles(target.provider).find((f) => f.name.endsWith(`_${name}`))!.name;
 
 describe('migrations', () => {
   it('apply once, keep Prisma-compatible history, and create every model table', async () => {
@@ -159,7 +162,8 @@ describe('the report_totals migration', () => {
     ];
     for (const statement of statements) await sql(fresh.url, statement);
 
-    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_report_totals$/));
+    // This migration alone: report_totals_by_day (below) rebuilds these tables.
+    expect(await applyMigrations(target, { until: migrationNamed(target, 'report_totals') })).toEqual([migrationNamed(target, 'report_totals')]);
     const rows = async (query: string) => (await sql(fresh.url, query)).map((row) => Object.values(row).map(String));
     expect(await rows(`SELECT "closeMonth", "currency", "slot", "deals", "value" FROM "DealTotal" ORDER BY "closeMonth"`)).toEqual([
       ['', 'USD', '0', '1', '999999999999999'],
@@ -173,5 +177,81 @@ describe('the report_totals migration', () => {
       ['l1', 'failed', '1', '70001'],
       ['l1', 'paid', '2', '3000'],
     ]);
+  });
+});
+
+describe('the report_totals_by_day migration', () => {
+  it('rebuilds the totals of the deals and transactions made before it by month and day, exactly, and its triggers keep them', async () => {
+    const { fresh, target } = await migratedUpTo('report_totals_by_day');
+    const now = "'2026-11-20T10:00:00.000+00:00'";
+    const deal = (id: string, value: number, currency: string, close: string | null, at: string) =>
+      `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "currency", "expectedCloseDate", "stageId", "userId", "properties", "createdAt", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, '${currency}', ${close === null ? 'NULL' : `'${close}'`}, 's1', 'u1', '{}', '${at}', ${now})`;
+    const statements = [
+      `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`,
+      `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${now})`,
+      `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${now})`,
+      `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${now})`,
+      deal('d1', 0.1, 'USD', '2026-01-05', '2026-03-01T10:00:00.000+00:00'),
+      deal('d2', 0.2, 'USD', '2026-01-31', '2026-03-01T23:00:00.000+00:00'),
+      deal('d3', 99999999999.9999, 'USD', null, '2026-03-02T00:00:00.000+00:00'),
+      deal('d4', 7, 'EUR', '2026-01-05', '2026-02-27T12:00:00.000+00:00'),
+      `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${now})`,
+      ...['l1', 'l2'].map((id) => `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('${id}', 'w1', 'tok-${id}', 'Plan', 'plan', 'EUR', 0, 'a1', ${now})`),
+      ...[['t1', 'l1', 'paid', 0.1, '2026-03-01T23:59:59.999'], ['t2', 'l1', 'paid', 0.2, '2026-03-02T00:00:00.000'], ['t3', 'l2', 'failed', 7.0001, '2026-02-10T10:00:00.000']].map(
+        ([id, link, status, amount, at]) =>
+          `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "status", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "createdAt", "updatedAt") VALUES ('${id}', 'w1', '${status}', '${id}', '${id}', 'a1', '${link}', ${amount}, 'EUR', '{}', '${at}+00:00', ${now})`,
+      ),
+    ];
+    for (const statement of statements) await sql(fresh.url, statement);
+
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_report_totals_by_day$/));
+    // Summed over slots: the triggers' own rows (PostgreSQL: in a slot per connection) after the rebuild's, in slot 0.
+    const rows = async (query: string) => (await sql(fresh.url, query)).map((row) => Object.values(row).map(String));
+    const deals = () => rows(`SELECT "closeDay", "closeMonth", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealTotal" GROUP BY 1, 2, 3 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3`);
+    const created = () => rows(`SELECT "createdHour", "createdDay", "createdMonth", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedTotal" GROUP BY 1, 2, 3, 4 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4`);
+    const links = () => rows(`SELECT "day", "month", "paymentLinkId", "status", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentLinkTotal" GROUP BY 1, 2, 3, 4 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3, 4`);
+    expect(await rows(`SELECT DISTINCT "slot" FROM "DealTotal"`)).toEqual([['0']]);
+    expect(await deals()).toEqual([
+      ['', '', 'USD', '1', '999999999999999'],
+      ['', '2026-01', 'EUR', '1', '70000'],
+      ['', '2026-01', 'USD', '2', '3000'],
+      ['2026-01-05', '2026-01', 'EUR', '1', '70000'],
+      ['2026-01-05', '2026-01', 'USD', '1', '1000'],
+      ['2026-01-31', '2026-01', 'USD', '1', '2000'],
+    ]);
+    expect(await created()).toEqual([
+      ['', '', '2026-02', 'EUR', '1', '70000'],
+      ['', '', '2026-03', 'USD', '3', '1000000000002999'],
+      ['', '2026-02-27', '2026-02', 'EUR', '1', '70000'],
+      ['', '2026-03-01', '2026-03', 'USD', '2', '3000'],
+      ['', '2026-03-02', '2026-03', 'USD', '1', '999999999999999'],
+      ['2026-02-27T12', '2026-02-27', '2026-02', 'EUR', '1', '70000'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', 'USD', '1', '1000'],
+      ['2026-03-01T23', '2026-03-01', '2026-03', 'USD', '1', '2000'],
+      ['2026-03-02T00', '2026-03-02', '2026-03', 'USD', '1', '999999999999999'],
+    ]);
+    expect(await links()).toEqual([
+      ['', '2026-02', 'l2', 'failed', '1', '70001'],
+      ['', '2026-03', 'l1', 'paid', '2', '3000'],
+      ['2026-02-10', '2026-02', 'l2', 'failed', '1', '70001'],
+      ['2026-03-01', '2026-03', 'l1', 'paid', '1', '1000'],
+      ['2026-03-02', '2026-03', 'l1', 'paid', '1', '2000'],
+    ]);
+    // The PaymentDayTotal it left as it was.
+    expect(await rows(`SELECT "day", "status", "payments", "amount" FROM "PaymentDayTotal" ORDER BY "day"`)).toEqual([
+      ['2026-02-10', 'failed', '1', '70001'],
+      ['2026-03-01', 'paid', '1', '1000'],
+      ['2026-03-02', 'paid', '1', '2000'],
+    ]);
+
+    // Its triggers keep the new keys: a deal moved to another close day and created in another hour, a deal and a transaction gone.
+    await sql(fresh.url, `UPDATE "Deal" SET "expectedCloseDate" = '2026-02-01', "createdAt" = '2026-02-27T13:00:00.000+00:00' WHERE "id" = 'd2'`);
+    await sql(fresh.url, `DELETE FROM "Deal" WHERE "id" = 'd3'`);
+    await sql(fresh.url, `DELETE FROM "PaymentTransaction" WHERE "id" = 't2'`);
+    const [closed, made, linked] = [await deals(), await created(), await links()];
+    expect([closed.length, made.length, linked.length]).toEqual([6, 9, 4]);
+    expect(closed).toEqual(expect.arrayContaining([['2026-02-01', '2026-02', 'USD', '1', '2000'], ['', '2026-01', 'USD', '1', '1000']]));
+    expect(made).toEqual(expect.arrayContaining([['2026-02-27T13', '2026-02-27', '2026-02', 'USD', '1', '2000'], ['', '', '2026-03', 'USD', '1', '1000']]));
+    expect(linked).toEqual(expect.arrayContaining([['', '2026-03', 'l1', 'paid', '1', '1000']]));
   });
 });

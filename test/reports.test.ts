@@ -5,7 +5,8 @@ import { compactReportTotals } from '../src/db/counter-slots.js';
 import { scopeToWorkspace } from '../src/db/tenancy.js';
 import { Prisma } from '../src/generated/sqlite/client.js';
 import { DEAL_REPORT_GROUPS, PAYMENT_REPORT_GROUPS } from '../src/modules/reports/reports.input.js';
-import { type PaymentSum, type PaymentSumsFilter, paymentSums, paymentSumsFromRows } from '../src/modules/reports/reports.queries.js';
+import { type DealSum, type DealSumsFilter, type PaymentSum, type PaymentSumsFilter, dealSums, dealSumsFromRows, paymentSums, paymentSumsFromRows } from '../src/modules/reports/reports.queries.js';
+import { fromTenThousandths } from '../src/payments/money.js';
 import { databaseUrl } from './support/file-database.js';
 import { type Client, type TestApp, newClient, send, sentStatements, startApp } from './support/app.js';
 
@@ -191,6 +192,14 @@ describe('GET /reports/payments', () => {
     ]);
     // Filters: days inclusive (UTC), status, currency.
     expect(await get('?group_by=day&from=2026-03-01&to=2026-03-01')).toEqual([{ group: '2026-03-01', currency: 'USD', count: 1, total: 0.1 }]);
+    expect(await get('?group_by=payment_link&from=2026-03-02')).toEqual([
+      { group: { id: abc.id, name: 'Abc plan' }, currency: 'USD', count: 1, total: 0.05 },
+      { group: { id: zed.id, name: 'Zed plan' }, currency: 'USD', count: 1, total: 0.2 },
+    ]);
+    expect(await get('?group_by=payment_link&from=2026-02-10&to=2026-03-01')).toEqual([
+      { group: { id: abc.id, name: 'Abc plan' }, currency: 'EUR', count: 1, total: 7 },
+      { group: { id: zed.id, name: 'Zed plan' }, currency: 'USD', count: 1, total: 0.1 },
+    ]);
     expect(await get('?status=paid')).toEqual([{ group: '2026-03', currency: 'USD', count: 2, total: 0.3 }]);
     expect(await get('?currency=EUR&group_by=status')).toEqual([{ group: 'pending', currency: 'EUR', count: 1, total: 7 }]);
     expect(await get('?from=2027-01-01')).toEqual([]);
@@ -212,28 +221,79 @@ describe('GET /reports/payments', () => {
 });
 
 describe('reports: SQL statements per request', () => {
+  /** How many statements a request sent, and which tables its sums came from. */
+  const sent = async (api: Client, path: string) => {
+    const statements = await sentStatements(app, async () => expect((await api.get(path)).status).toBe(200));
+    const read = ['"DealTotal"', '"DealCreatedTotal"', '"Deal"', '"PaymentDayTotal"', '"PaymentLinkTotal"', '"PaymentTransaction"'].filter((table) => statements.some((sql) => sql.includes(`FROM ${table}`)));
+    return { count: statements.length, read };
+  };
+
   it('a fixed number whatever the data: the sums in one statement over the stored totals, and one read per kind of group', async () => {
     const api = await newClient(app);
     const { pipeline, zeta, alpha, bob, ann, deal } = await pipelineOf(api);
     for (const [stage, user] of [[zeta, bob], [alpha, ann], [zeta, ann]] as const) await deal(stage, user, 5, '2026-05-05');
-    /** How many statements the request sent, and which tables its sums came from. */
-    const sent = async (path: string) => {
-      const statements = await sentStatements(app, async () => expect((await api.get(path)).status).toBe(200));
-      const read = ['"DealTotal"', '"Deal"', '"PaymentDayTotal"', '"PaymentLinkTotal"', '"PaymentTransaction"'].filter((table) => statements.some((sql) => sql.includes(`FROM ${table}`)));
-      return { count: statements.length, read };
-    };
     // The pipeline (named or the default), the sums, the stages; owners: the users too.
-    expect(await sent(`/reports/pipeline?pipeline_id=${pipeline.id}`)).toEqual({ count: 3, read: ['"DealTotal"'] });
-    expect(await sent('/reports/pipeline?group_by=expected_close_month&expected_close_from=2026-05-01&expected_close_to=2026-06-30')).toEqual({ count: 3, read: ['"DealTotal"'] });
-    expect(await sent('/reports/pipeline?group_by=user')).toEqual({ count: 4, read: ['"DealTotal"'] });
+    expect(await sent(api, `/reports/pipeline?pipeline_id=${pipeline.id}`)).toEqual({ count: 3, read: ['"DealTotal"'] });
+    expect(await sent(api, '/reports/pipeline?group_by=expected_close_month&expected_close_from=2026-05-01&expected_close_to=2026-06-30')).toEqual({ count: 3, read: ['"DealTotal"'] });
+    expect(await sent(api, '/reports/pipeline?group_by=user')).toEqual({ count: 4, read: ['"DealTotal"'] });
+    // Close dates that cut a month: the days' totals.
+    expect(await sent(api, '/reports/pipeline?expected_close_from=2026-05-02')).toEqual({ count: 3, read: ['"DealTotal"'] });
+    expect(await sent(api, '/reports/pipeline?group_by=expected_close_month&expected_close_from=2026-04-10&expected_close_to=2026-05-30')).toEqual({ count: 3, read: ['"DealTotal"'] });
+    // Created since a whole hour: the creation totals alone; inside an hour: and that hour's deals.
+    expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T00:00:00Z')).toEqual({ count: 3, read: ['"DealCreatedTotal"'] });
+    expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T10:00:00-03:00')).toEqual({ count: 3, read: ['"DealCreatedTotal"'] });
+    expect(await sent(api, '/reports/pipeline?group_by=user&created_since=2026-01-01T10:20:00Z')).toEqual({ count: 4, read: ['"DealCreatedTotal"', '"Deal"'] });
     // The sums; by link, the links too.
-    expect(await sent('/reports/payments?group_by=week&from=2026-05-05&to=2026-05-05&status=paid&currency=EUR')).toEqual({ count: 1, read: ['"PaymentDayTotal"'] });
-    expect(await sent('/reports/payments?group_by=payment_link&status=paid')).toEqual({ count: 2, read: ['"PaymentLinkTotal"'] });
-    // What the totals cannot answer is summed over the rows, in as many statements.
-    expect(await sent(`/reports/pipeline?created_since=2026-01-01T00:00:00Z`)).toEqual({ count: 3, read: ['"Deal"'] });
-    expect(await sent(`/reports/pipeline?expected_close_from=2026-05-02`)).toEqual({ count: 3, read: ['"Deal"'] });
-    expect(await sent(`/reports/pipeline?expected_close_to=2026-05-30`)).toEqual({ count: 3, read: ['"Deal"'] });
-    expect(await sent('/reports/payments?group_by=payment_link&to=2026-05-05')).toEqual({ count: 2, read: ['"PaymentTransaction"'] });
+    expect(await sent(api, '/reports/payments?group_by=week&from=2026-05-05&to=2026-05-05&status=paid&currency=EUR')).toEqual({ count: 1, read: ['"PaymentDayTotal"'] });
+    expect(await sent(api, '/reports/payments?group_by=payment_link&status=paid')).toEqual({ count: 2, read: ['"PaymentLinkTotal"'] });
+    expect(await sent(api, '/reports/payments?group_by=payment_link&from=2026-04-10&to=2026-05-05')).toEqual({ count: 2, read: ['"PaymentLinkTotal"'] });
+    // What the totals cannot answer, creation and close dates together, is summed over the deals created since, in as many statements.
+    expect(await sent(api, '/reports/pipeline?group_by=expected_close_month&created_since=2026-01-01T00:00:00Z')).toEqual({ count: 3, read: ['"Deal"'] });
+    expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T00:00:00Z&expected_close_to=2026-05-31')).toEqual({ count: 3, read: ['"Deal"'] });
+  });
+
+  it('answers every filter from the totals: a change made to a total alone shows in the answer', async () => {
+    const api = await newClient(app);
+    const { pipeline, zeta, bob, deal } = await pipelineOf(api);
+    const created = async (close: string, at: string) => {
+      const made = await deal(zeta, bob, 5, close);
+      await app.database.prisma.deal.update({ where: { id: made.id }, data: { createdAt: new Date(at) } });
+    };
+    await created('2026-01-15', '2026-03-10T05:00:00.000Z');
+    await created('2026-02-10', '2026-03-10T20:00:00.000Z');
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const link = (await api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id })).body;
+    const paid = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'pi_1', amount: 3, currency: 'USD' })).body;
+    await app.database.prisma.paymentTransaction.update({ where: { id: paid.id }, data: { createdAt: new Date('2026-03-04T10:00:00.000Z') } });
+
+    const ws = api.workspaceId;
+    // A row of a total in a slot no connection has (-1): one more unit of value, no more records.
+    const cases: [path: string, table: string, key: Record<string, string>][] = [
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&expected_close_from=2026-01-10&expected_close_to=2026-01-20`, 'DealTotal', { closeDay: '2026-01-15', closeMonth: '2026-01' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=expected_close_month&expected_close_from=2026-01-16`, 'DealTotal', { closeDay: '', closeMonth: '2026-02' }],
+      // created_since: the later months, the month's later days, the day's later hours (the first from the hour's first half).
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-01T00:00:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-02-20T00:00:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-09T12:00:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '2026-03-10', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=user&created_since=2026-03-10T04:10:00Z`, 'DealCreatedTotal', { createdHour: '2026-03-10T04', createdDay: '2026-03-10', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:40:00Z`, 'DealCreatedTotal', { createdHour: '2026-03-10T21', createdDay: '2026-03-10', createdMonth: '2026-03' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:40:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '2026-03-15', createdMonth: '2026-03' }],
+      ['/reports/payments?group_by=payment_link&from=2026-03-02&to=2026-03-20', 'PaymentLinkTotal', { day: '2026-03-04', month: '2026-03' }],
+      ['/reports/payments?group_by=payment_link&to=2026-03-31', 'PaymentLinkTotal', { day: '', month: '2026-03' }],
+    ];
+    for (const [path, table, key] of cases) {
+      const before = (await api.get(path)).body.data;
+      expect([path, before.length]).toEqual([path, 1]);
+      const row =
+        table === 'PaymentLinkTotal'
+          ? { workspaceId: ws, ...key, paymentLinkId: link.id, status: 'pending', currency: 'USD', slot: -1, payments: 0, amount: 10_000 }
+          : { workspaceId: ws, ...key, stageId: zeta.id, userId: bob.id, currency: 'USD', slot: -1, deals: 0, value: 10_000 };
+      const columns = Prisma.join(Object.keys(row).map((c) => Prisma.raw(`"${c}"`)));
+      await app.database.prisma.$executeRaw`INSERT INTO ${Prisma.raw(`"${table}"`)} (${columns}) VALUES (${Prisma.join(Object.values(row))})`;
+      const after = (await api.get(path)).body.data;
+      await app.database.prisma.$executeRaw`DELETE FROM ${Prisma.raw(`"${table}"`)} WHERE "workspaceId" = ${ws} AND "slot" = -1`;
+      expect([path, after]).toEqual([path, [{ ...before[0], total: before[0].total + 1, ...(before[0].weighted_total === undefined ? {} : { weighted_total: before[0].weighted_total + 0.5 }) }]]);
+    }
   });
 });
 
@@ -263,56 +323,147 @@ describe('reports from the stored totals', () => {
    */
   async function expectTotalsMatchRows(workspaceId: string) {
     const db = app.database.prisma;
-    const day = Prisma.raw(app.provider === 'sqlite' ? 'substr("createdAt", 1, 10)' : `to_char("createdAt", 'YYYY-MM-DD')`);
+    const calendar = (format: string, length: number) => Prisma.raw(app.provider === 'sqlite' ? `substr("createdAt", 1, ${length})` : `to_char("createdAt", '${format}')`);
+    const [hour, day, month] = [calendar('YYYY-MM-DD"T"HH24', 13), calendar('YYYY-MM-DD', 10), calendar('YYYY-MM', 7)];
     const ten = (column: string) => Prisma.raw(`SUM(CAST(ROUND("${column}" * 10000) AS BIGINT))`);
-    const [deals, dealRows, days, dayRows, links, linkRows] = await Promise.all([
-      db.$queryRaw<Record<string, unknown>[]>`SELECT "stageId", "userId", "closeMonth", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealTotal" WHERE "workspaceId" = ${workspaceId} GROUP BY 1, 2, 3, 4 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4`,
-      db.$queryRaw<Record<string, unknown>[]>`SELECT "stageId", "userId", COALESCE(substr("expectedCloseDate", 1, 7), '') AS "closeMonth", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM "Deal" WHERE "workspaceId" = ${workspaceId} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
-      db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentDayTotal" WHERE "workspaceId" = ${workspaceId} GROUP BY 1, 2, 3 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3`,
-      db.$queryRaw<Record<string, unknown>[]>`SELECT ${day} AS "day", "status", "currency", COUNT(*) AS n, ${ten('amount')} AS v FROM "PaymentTransaction" WHERE "workspaceId" = ${workspaceId} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-      db.$queryRaw<Record<string, unknown>[]>`SELECT "paymentLinkId", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentLinkTotal" WHERE "workspaceId" = ${workspaceId} GROUP BY 1, 2, 3 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3`,
-      db.$queryRaw<Record<string, unknown>[]>`SELECT "paymentLinkId", "status", "currency", COUNT(*) AS n, ${ten('amount')} AS v FROM "PaymentTransaction" WHERE "workspaceId" = ${workspaceId} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    const ws = Prisma.sql`"workspaceId" = ${workspaceId}`;
+    // A total's rows over its slots, and the same two levels (a month's row, day '', and the day's) grouped from the records.
+    const [deals, dealRows, created, createdRows, days, dayRows, links, linkRows] = await Promise.all([
+      db.$queryRaw<Record<string, unknown>[]>`SELECT "closeDay", "closeMonth", "stageId", "userId", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      db.$queryRaw<Record<string, unknown>[]>`
+        SELECT '' AS "closeDay", COALESCE(substr("expectedCloseDate", 1, 7), '') AS "closeMonth", "stageId", "userId", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM "Deal" WHERE ${ws} GROUP BY 2, 3, 4, 5
+        UNION ALL
+        SELECT "expectedCloseDate", substr("expectedCloseDate", 1, 7), "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} AND "expectedCloseDate" IS NOT NULL GROUP BY 1, 2, 3, 4, 5
+        ORDER BY 1, 2, 3, 4, 5`,
+      db.$queryRaw<Record<string, unknown>[]>`SELECT "createdHour", "createdDay", "createdMonth", "stageId", "userId", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5, 6 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+      db.$queryRaw<Record<string, unknown>[]>`
+        SELECT '' AS "createdHour", '' AS "createdDay", ${month} AS "createdMonth", "stageId", "userId", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM "Deal" WHERE ${ws} GROUP BY 3, 4, 5, 6
+        UNION ALL
+        SELECT '', ${day}, ${month}, "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} GROUP BY 2, 3, 4, 5, 6
+        UNION ALL
+        SELECT ${hour}, ${day}, ${month}, "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5, 6
+        ORDER BY 1, 2, 3, 4, 5, 6`,
+      db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentDayTotal" WHERE ${ws} GROUP BY 1, 2, 3 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3`,
+      db.$queryRaw<Record<string, unknown>[]>`SELECT ${day} AS "day", "status", "currency", COUNT(*) AS n, ${ten('amount')} AS v FROM "PaymentTransaction" WHERE ${ws} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "month", "paymentLinkId", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentLinkTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      db.$queryRaw<Record<string, unknown>[]>`
+        SELECT '' AS "day", ${month} AS "month", "paymentLinkId", "status", "currency", COUNT(*) AS n, ${ten('amount')} AS v FROM "PaymentTransaction" WHERE ${ws} GROUP BY 2, 3, 4, 5
+        UNION ALL
+        SELECT ${day}, ${month}, "paymentLinkId", "status", "currency", COUNT(*), ${ten('amount')} FROM "PaymentTransaction" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5
+        ORDER BY 1, 2, 3, 4, 5`,
     ]);
-    expect({ deals: text(deals), days: text(days), links: text(links) }).toEqual({ deals: text(dealRows), days: text(dayRows), links: text(linkRows) });
+    expect({ deals: text(deals), created: text(created), days: text(days), links: text(links) }).toEqual({
+      deals: text(dealRows),
+      created: text(createdRows),
+      days: text(dayRows),
+      links: text(linkRows),
+    });
     if (app.provider === 'postgresql') await compactReportTotals(app.database);
     const empty = await db.$queryRaw<[{ n: unknown }]>`
-      SELECT (SELECT COUNT(*) FROM "DealTotal" WHERE "workspaceId" = ${workspaceId} AND "deals" = 0 AND "value" = 0)
-           + (SELECT COUNT(*) FROM "PaymentDayTotal" WHERE "workspaceId" = ${workspaceId} AND "payments" = 0 AND "amount" = 0)
-           + (SELECT COUNT(*) FROM "PaymentLinkTotal" WHERE "workspaceId" = ${workspaceId} AND "payments" = 0 AND "amount" = 0) AS n`;
+      SELECT (SELECT COUNT(*) FROM "DealTotal" WHERE ${ws} AND "deals" = 0 AND "value" = 0)
+           + (SELECT COUNT(*) FROM "DealCreatedTotal" WHERE ${ws} AND "deals" = 0 AND "value" = 0)
+           + (SELECT COUNT(*) FROM "PaymentDayTotal" WHERE ${ws} AND "payments" = 0 AND "amount" = 0)
+           + (SELECT COUNT(*) FROM "PaymentLinkTotal" WHERE ${ws} AND "payments" = 0 AND "amount" = 0) AS n`;
     expect(Number(empty[0].n)).toBe(0);
   }
 
+  /** Sums as comparable text, in a fixed order. */
+  const ordered = <T extends { key: string | null; currency: string; sum: bigint }>(sums: T[]) =>
+    sums.map((s) => ({ ...s, sum: String(s.sum) })).sort((a, b) => JSON.stringify([a.key, a.currency, a]).localeCompare(JSON.stringify([b.key, b.currency, b])));
+
+  /** The REST answer's rows as (group key, currency, count, total): the group's id, or the month, day or status. */
+  const answerOf = (data: { group: { id: string } | string | null; currency: string; count: number; total: number }[]) =>
+    data.map((r) => ({ key: r.group !== null && typeof r.group === 'object' ? r.group.id : r.group, currency: r.currency, count: r.count, total: r.total })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+  /** The reference sums as the REST answer shows them: added up per group and currency (over stages), the total a decimal. */
+  const expectedAnswer = (sums: (DealSum | PaymentSum)[]) => {
+    const groups = new Map<string, { key: string | null; currency: string; count: number; sum: bigint }>();
+    for (const s of sums) {
+      const id = JSON.stringify([s.key, s.currency]);
+      const group = groups.get(id) ?? groups.set(id, { key: s.key, currency: s.currency, count: 0, sum: 0n }).get(id)!;
+      group.count += s.count;
+      group.sum += s.sum;
+    }
+    return answerOf([...groups.values()].map((g) => ({ group: g.key, currency: g.currency, count: g.count, total: Number(fromTenThousandths(g.sum).toString()) })));
+  };
+
   /**
-   * The pipeline report from the totals equals the same report summed over the deals, which
-   * a `created_since` before every deal asks for; both pipelines, each grouping, with and
-   * without an owner and a range of whole months.
+   * Instants to give `created_since` around the workspace's deals: each deal's own creation
+   * time and the millisecond after it, its hour and the next, its day's midnight and the
+   * next, the same instant written with an offset, and one before every deal.
+   */
+  async function createdSinceValues(workspaceId: string): Promise<string[]> {
+    const all = await app.database.prisma.deal.findMany({ where: { workspaceId }, select: { createdAt: true }, distinct: ['createdAt'], orderBy: { createdAt: 'asc' } });
+    // At most six of them: the first, the last and four between.
+    const rows = all.length <= 6 ? all : [0, 1, 2, 3, 4, 5].map((i) => all[Math.round((i * (all.length - 1)) / 5)]!);
+    const values = new Set(['2000-01-01T00:00:00.000Z']);
+    for (const { createdAt } of rows) {
+      const midnight = Date.parse(createdAt.toISOString().slice(0, 10));
+      const hour = Math.floor(createdAt.getTime() / 3_600_000) * 3_600_000;
+      for (const t of [createdAt.getTime(), createdAt.getTime() + 1, hour, hour + 3_600_000, midnight, midnight + 86_400_000]) values.add(new Date(t).toISOString());
+      // The same instant three hours behind UTC.
+      values.add(`${new Date(createdAt.getTime() - 3 * 3_600_000).toISOString().slice(0, 23)}-03:00`);
+    }
+    return [...values];
+  }
+
+  /**
+   * The pipeline report from the totals equals the same report summed over the deals
+   * (`dealSumsFromRows`), per stage exactly (so the weighted totals agree too) and through
+   * HTTP: both pipelines, each grouping, with and without an owner, close dates that cut
+   * months or hold them whole, and `created_since` at and around every deal's creation.
    */
   async function expectPipelineReportsAgree(api: Client, pipelineIds: string[], userId: string) {
+    const db = scopeToWorkspace(app.database.prisma, api.workspaceId);
+    const closeRanges: [string?, string?][] = [[], ['2026-01-01', '2026-02-28'], [undefined, '2026-01-31'], ['2026-01-16'], [undefined, '2026-02-27'], ['2026-01-15', '2026-03-10'], ['2026-02-01', '2026-02-14'], ['2026-01-31', '2026-01-31'], ['2026-02-28', '2026-03-01']];
+    // `since`: created_since as sent, with its offset.
+    const filters: (Omit<DealSumsFilter, 'groupBy' | 'pipelineId'> & { since?: string })[] = [
+      ...closeRanges.map(([expectedCloseFrom, expectedCloseTo]) => ({ expectedCloseFrom, expectedCloseTo })),
+      ...(await createdSinceValues(api.workspaceId)).map((since) => ({ createdSince: new Date(since), since })),
+      { userId },
+      { userId, expectedCloseFrom: '2026-01-16', expectedCloseTo: '2026-02-20' },
+      { userId, createdSince: new Date('2026-03-01T12:00:00.000Z'), since: '2026-03-01T12:00:00.000Z' },
+      { expectedCloseFrom: '2026-01-16', createdSince: new Date('2026-03-01T12:00:00.000Z'), since: '2026-03-01T12:00:00.000Z' },
+    ];
     for (const pipelineId of pipelineIds) {
       for (const groupBy of DEAL_REPORT_GROUPS) {
-        for (const filter of ['', `&user_id=${userId}`, '&expected_close_from=2026-01-01&expected_close_to=2026-02-28', '&expected_close_to=2026-01-31']) {
-          const path = `/reports/pipeline?pipeline_id=${pipelineId}&group_by=${groupBy}${filter}`;
-          const [fromTotals, fromRows] = [await api.get(path), await api.get(`${path}&created_since=2000-01-01T00:00:00Z`)];
-          expect([path, fromTotals.status, fromTotals.body]).toEqual([path, 200, fromRows.body]);
+        for (const { since, ...filter } of filters) {
+          const f = { groupBy, pipelineId, ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) } as DealSumsFilter;
+          const reference = await dealSumsFromRows(db, f);
+          expect([f, ordered(await dealSums(db, f))]).toEqual([f, ordered(reference)]);
+          const query = new URLSearchParams({ pipeline_id: pipelineId, group_by: groupBy });
+          for (const [name, value] of [['user_id', f.userId], ['expected_close_from', f.expectedCloseFrom], ['expected_close_to', f.expectedCloseTo], ['created_since', since]]) if (value) query.set(name!, value);
+          const res = await api.get(`/reports/pipeline?${query}`);
+          expect([query.toString(), res.status, answerOf(res.body.data)]).toEqual([query.toString(), 200, expectedAnswer(reference)]);
         }
       }
     }
   }
 
-  /** Each payment report from the totals equals the GROUP BY over the transactions (the reports' own reference statement). */
+  /** Each payment report from the totals equals the GROUP BY over the transactions (the reports' own reference statement), and so does its REST answer. */
   async function expectPaymentReportsAgree(api: Client) {
     const db = scopeToWorkspace(app.database.prisma, api.workspaceId);
-    const ordered = (sums: PaymentSum[]) => sums.map((s) => ({ ...s, sum: String(s.sum) })).sort((a, b) => `${a.key} ${a.currency}`.localeCompare(`${b.key} ${b.currency}`));
-    const filters: Omit<PaymentSumsFilter, 'groupBy'>[] = [{}, { from: '2026-03-01', to: '2026-03-01' }, { from: '2026-03-02' }, { to: '2026-02-28' }, { status: 'paid' }, { currency: 'EUR' }];
+    const periods: Omit<PaymentSumsFilter, 'groupBy'>[] = [
+      {},
+      { from: '2026-03-01', to: '2026-03-01' },
+      { from: '2026-03-02' },
+      { to: '2026-02-28' },
+      { from: '2026-02-10', to: '2026-03-01' },
+      { from: '2026-02-11', to: '2026-03-31' },
+      { from: '2026-02-01', to: '2026-03-31' },
+      { from: '2026-01-31', to: '2026-02-01' },
+    ];
+    const filters = [...periods, { status: 'paid' }, { currency: 'EUR' }, { from: '2026-03-02', status: 'paid', currency: 'USD' }];
     for (const groupBy of PAYMENT_REPORT_GROUPS) {
-      for (const filter of groupBy === 'payment_link' ? [{}, { status: 'paid' }, { currency: 'USD' }] : filters) {
+      for (const filter of filters) {
         const f = { groupBy, ...filter };
-        expect([f, ordered(await paymentSums(db, f))]).toEqual([f, ordered(await paymentSumsFromRows(db, f))]);
+        const reference = await paymentSumsFromRows(db, f);
+        expect([f, ordered(await paymentSums(db, f))]).toEqual([f, ordered(reference)]);
+        const query = new URLSearchParams({ group_by: groupBy, ...filter });
+        const res = await api.get(`/reports/payments?${query}`);
+        expect([query.toString(), res.status, answerOf(res.body.data)]).toEqual([query.toString(), 200, expectedAnswer(reference)]);
       }
     }
-    // By link with a period, the report is summed over the rows: it equals the totals' when the period holds every transaction.
-    const res = await api.get('/reports/payments?group_by=payment_link');
-    expect((await api.get('/reports/payments?group_by=payment_link&from=2000-01-01')).body).toEqual(res.body);
   }
 
   it('follow deals through creates, batches, moves between stages, owners, close months and pipelines, value and currency changes, deletes and stage removals', async () => {
@@ -332,8 +483,17 @@ describe('reports from the stored totals', () => {
       inputs: [0.05, 0.05, 99999999999.9999].map((value, i) => ({ name: `B${i}`, estimated_value: value, deal_stage_external_id: i ? alpha.external_id : only.external_id, user_id: ann.id, expected_close_date: '2026-02-28' })),
     });
     expect(batch.status).toBe(201);
+    // Creation times on both halves of a day, at its last millisecond and at the next midnight (the others' are now).
+    const created = [[a, '2026-03-01T05:00:00.000Z'], [b, '2026-03-01T18:00:00.000Z'], [c, '2026-02-28T23:59:59.999Z'], [d, '2026-03-02T00:00:00.000Z']] as const;
+    for (const [deal, at] of created) await app.database.prisma.deal.update({ where: { id: deal.id }, data: { createdAt: new Date(at) } });
     await expectTotalsMatchRows(api.workspaceId);
     await expectPipelineReportsAgree(api, pipelines, bob.id);
+    expect((await api.get(`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-01T04:00:00-03:00`)).body.data).toEqual([
+      { group: stageGroup(zeta), currency: 'EUR', count: 1, total: 3.3333, weighted_total: 1.67 },
+      { group: stageGroup(zeta), currency: 'USD', count: 1, total: 0.2, weighted_total: 0.1 },
+      { group: stageGroup(alpha), currency: 'EUR', count: 2, total: 100000000000.0499, weighted_total: 12500000000.01 },
+      { group: stageGroup(alpha), currency: 'USD', count: 1, total: 7, weighted_total: 0.88 },
+    ]);
 
     const moves = [
       [a, { deal_stage_external_id: alpha.external_id }],
@@ -430,11 +590,13 @@ describe('reports from the stored totals', () => {
     const left = async () => {
       const [row] = await app.database.prisma.$queryRaw<[{ n: unknown }]>`
         SELECT (SELECT COUNT(*) FROM "DealTotal" WHERE "workspaceId" = ${api.workspaceId})
+             + (SELECT COUNT(*) FROM "DealCreatedTotal" WHERE "workspaceId" = ${api.workspaceId})
              + (SELECT COUNT(*) FROM "PaymentDayTotal" WHERE "workspaceId" = ${api.workspaceId})
              + (SELECT COUNT(*) FROM "PaymentLinkTotal" WHERE "workspaceId" = ${api.workspaceId}) AS n`;
       return Number(row.n);
     };
-    expect(await left()).toBe(3);
+    // The deal's month and day rows by close date, its month, day and hour rows by creation, the transaction's day row and its link's month and day rows.
+    expect(await left()).toBe(8);
     await app.database.prisma.workspace.delete({ where: { id: api.workspaceId } });
     expect(await left()).toBe(0);
   });
@@ -471,6 +633,32 @@ describe('reports from the stored totals', () => {
       expect([late, await slotRows(api.workspaceId)]).toEqual([[], 0]);
       await expectTotalsMatchRows(api.workspaceId);
       expect((await api.get(`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=user`)).body).toEqual(before);
+    });
+
+    it('stay exact for payments under concurrent creates and status changes, by link and period too, and are folded with the same sums', async () => {
+      const api = await newClient(app);
+      const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+      const links = await Promise.all(['Gold', 'Silver'].map(async (name) => (await api.post('/payment-links', { name, payment_provider_account_id: account.id })).body));
+      const pay = (i: number) => api.post('/payment-transactions', { payment_link_id: links[i % 2].id, provider_reference: `pi_${i}_${Math.random()}`, amount: i + 0.0001, currency: i % 3 ? 'USD' : 'EUR' });
+      const first = await Promise.all(Array.from({ length: 20 }, (_, i) => pay(i)));
+      expect(first.map((r) => r.status)).toEqual(Array(20).fill(201));
+      // Their days as the fixtures of expectPaymentReportsAgree know them, spread over two months.
+      const days = ['2026-02-10T10:00:00.000Z', '2026-02-28T23:59:59.999Z', '2026-03-01T00:00:00.000Z', '2026-03-02T10:00:00.000Z'];
+      await Promise.all(first.map((r, i) => app.database.prisma.paymentTransaction.update({ where: { id: r.body.id }, data: { createdAt: new Date(days[i % 4]!) } })));
+      const event = (status: string, i: number) => ({ type: `payment.${status}`, status, provider_reference: `evt_${i}_${Math.random()}`, occurred_at: '2026-11-20T10:00:00Z' });
+      const replies = await Promise.all([
+        ...first.map((r, i) => api.post(`/payment-transactions/${r.body.id}/events`, event(i % 2 ? 'paid' : 'failed', i))),
+        ...Array.from({ length: 20 }, (_, i) => pay(20 + i)),
+      ]);
+      expect(replies.map((r) => r.status)).toEqual(Array(40).fill(201));
+      const slots = async () => Number((await app.database.prisma.$queryRaw<[{ n: bigint }]>`SELECT COUNT(*) AS n FROM "PaymentLinkTotal" WHERE "workspaceId" = ${api.workspaceId} AND "slot" <> 0`)[0].n);
+      expect(await slots()).toBeGreaterThan(0);
+      await expectPaymentReportsAgree(api);
+      const before = (await api.get('/reports/payments?group_by=payment_link&from=2026-02-11&to=2026-03-01')).body;
+      await expectTotalsMatchRows(api.workspaceId);
+      expect(await slots()).toBe(0);
+      expect((await api.get('/reports/payments?group_by=payment_link&from=2026-02-11&to=2026-03-01')).body).toEqual(before);
+      await expectPaymentReportsAgree(api);
     });
 
     it('let two open transactions write deals and transactions of one workspace without waiting for each other', async () => {

@@ -79,6 +79,9 @@ try {
     from: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 6, 1)).toISOString().slice(0, 10),
     to: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 5, 0)).toISOString().slice(0, 10),
   };
+  // Deals were created one a second up to the load: half a day's worth back, mid-day (UTC), and that day's midnight.
+  const createdSince = new Date(Date.now() - Math.min(ROWS / 2, 5.5 * 86_400) * 1000);
+  const createdSinceMidnight = new Date(Date.UTC(createdSince.getUTCFullYear(), createdSince.getUTCMonth(), createdSince.getUTCDate()));
   const deepPage = Math.floor(ROWS / 15 / 2);
   const allCases: Case[] = [
     ['contacts: page 1', '/contacts'],
@@ -107,11 +110,17 @@ try {
     ['reports: pipeline by owner', '/reports/pipeline?group_by=user'],
     ['reports: pipeline by close month, one year', '/reports/pipeline?group_by=expected_close_month&expected_close_from=2026-01-01&expected_close_to=2026-12-31'],
     ['reports: pipeline by stage, `created_since` (GROUP BY)', '/reports/pipeline?created_since=2000-01-01T00:00:00Z'],
+    ['reports: pipeline by stage, close dates inside months', '/reports/pipeline?expected_close_from=2025-03-15&expected_close_to=2026-09-10'],
+    ['reports: pipeline by close month, close dates inside months', '/reports/pipeline?group_by=expected_close_month&expected_close_from=2025-03-15&expected_close_to=2026-09-10'],
+    ['reports: pipeline by owner, `created_since` mid-day', `/reports/pipeline?group_by=user&created_since=${encodeURIComponent(createdSince.toISOString())}`],
+    ['reports: pipeline by stage, `created_since` a midnight', `/reports/pipeline?created_since=${encodeURIComponent(createdSinceMidnight.toISOString())}`],
+    ['reports: pipeline by close month, `created_since` mid-day', `/reports/pipeline?group_by=expected_close_month&created_since=${encodeURIComponent(createdSince.toISOString())}`],
     ['reports: payments by month', '/reports/payments'],
     ['reports: payments by status', '/reports/payments?group_by=status'],
     ['reports: payments by day, paid, one month', `/reports/payments?group_by=day&status=paid&from=${monthAgo.from}&to=${monthAgo.to}`],
     ['reports: payments by link', '/reports/payments?group_by=payment_link'],
     ['reports: payments by link, `from` (GROUP BY)', '/reports/payments?group_by=payment_link&from=2000-01-01'],
+    ['reports: payments by link, one month', `/reports/payments?group_by=payment_link&from=${monthAgo.from}&to=${monthAgo.to}`],
   ];
   const only = values.only?.split(',');
   const cases = only ? allCases.filter(([label]) => only.some((part) => label.includes(part))) : allCases;

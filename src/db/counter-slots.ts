@@ -21,9 +21,10 @@ interface SlottedCounters {
 
 const LIST_COUNT: SlottedCounters = { table: 'ListCount', key: ['workspaceId', 'list', 'bucket'], sums: ['rows'] };
 const REPORT_TOTALS: SlottedCounters[] = [
-  { table: 'DealTotal', key: ['workspaceId', 'stageId', 'userId', 'closeMonth', 'currency'], sums: ['deals', 'value'] },
+  { table: 'DealTotal', key: ['workspaceId', 'closeDay', 'closeMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
+  { table: 'DealCreatedTotal', key: ['workspaceId', 'createdHour', 'createdDay', 'createdMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
   { table: 'PaymentDayTotal', key: ['workspaceId', 'day', 'status', 'currency'], sums: ['payments', 'amount'] },
-  { table: 'PaymentLinkTotal', key: ['workspaceId', 'paymentLinkId', 'status', 'currency'], sums: ['payments', 'amount'] },
+  { table: 'PaymentLinkTotal', key: ['workspaceId', 'day', 'month', 'paymentLinkId', 'status', 'currency'], sums: ['payments', 'amount'] },
 ];
 
 const quoted = (names: readonly string[], prefix = '') => Prisma.raw(names.map((name) => `${prefix}"${name}"`).join(', '));

@@ -6,23 +6,56 @@ import type { DEAL_REPORT_GROUPS, PAYMENT_REPORT_GROUPS } from './reports.input.
 /**
  * The reports' sums (API.md section 10), exact: integers of ten-thousandths (see
  * `fromTenThousandths`). They are read from the running totals the writes keep (DealTotal,
- * PaymentDayTotal, PaymentLinkTotal; see models.prisma) whenever the filters fall on the
- * totals' groups: a few hundred rows, however many deals or transactions. Otherwise one
- * GROUP BY over the rows themselves, SUM(ROUND(x * 10000)), the same statement on both
- * databases (only the calendar functions differ by dialect): the reference the totals
- * always equal.
+ * DealCreatedTotal, PaymentDayTotal, PaymentLinkTotal; see models.prisma): a few thousand
+ * rows at most, however many deals or transactions. One combination of filters is summed over
+ * the rows instead (`dealSource`). The GROUP BY over the rows themselves, SUM(ROUND(x *
+ * 10000)), the same statement on both databases (only the calendar functions differ by
+ * dialect), is the reference the totals always equal (`dealSumsFromRows`, `paymentSumsFromRows`).
  */
 
 /** A sum as the driver returns it (a bigint or number on SQLite, a Decimal on PostgreSQL), exactly. */
 const exactInteger = (value: unknown): bigint => BigInt(String(value ?? 0));
 
-const tenThousandths = (column: Prisma.Sql) => Prisma.sql`SUM(CAST(ROUND(${column} * 10000) AS BIGINT))`;
+/** An amount (at most 4 decimal places) as an exact integer of ten-thousandths, on both databases. */
+const tenThousandths = (column: Prisma.Sql) => Prisma.sql`CAST(ROUND(${column} * 10000) AS BIGINT)`;
 
 const where = (conditions: (Prisma.Sql | false | '' | undefined)[]) => Prisma.join(conditions.filter((c): c is Prisma.Sql => !!c), ' AND ');
 
+const DAY_MS = 86_400_000;
 /** The day after a `YYYY-MM-DD`, at 00:00 UTC. */
-const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000);
+const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00.000Z`) + DAY_MS);
 const startOf = (date: string) => new Date(`${date}T00:00:00.000Z`);
+const HOUR_MS = 3_600_000;
+/** An instant's UTC month (`YYYY-MM`), day (`YYYY-MM-DD`) or hour (`YYYY-MM-DDTHH`); undefined outside years 0000-9999, which no key names. */
+const keyOf = (instant: Date, length: 7 | 10 | 13) => (/^\d{4}-/.test(instant.toISOString()) ? instant.toISOString().slice(0, length) : undefined);
+
+/**
+ * The rows of a total kept in two calendar levels (models.prisma: a month's row, whose `day`
+ * is '', and the rows of its days) that add up to the days from..to (`YYYY-MM-DD`, both
+ * inclusive, either or both left open): the rows of the months the range holds whole, and the
+ * day rows of the months it cuts, at most two (its first and its last). Without a range, the
+ * month rows, including '' (a deal without a close date), which any range leaves out. Each
+ * part is a range of the table's key (workspace, day, month, ...).
+ */
+function calendarRows(month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: string): Prisma.Sql {
+  const [fromMonth, toMonth] = [from?.slice(0, 7), to?.slice(0, 7)];
+  const fromCuts = !!from && !from.endsWith('-01');
+  const toCuts = !!to && nextDay(to).getUTCDate() !== 1;
+  const months = where([
+    Prisma.sql`${day} = ''`,
+    (from || to) && Prisma.sql`${month} <> ''`,
+    from && (fromCuts ? Prisma.sql`${month} > ${fromMonth}` : Prisma.sql`${month} >= ${fromMonth}`),
+    to && (toCuts ? Prisma.sql`${month} < ${toMonth}` : Prisma.sql`${month} <= ${toMonth}`),
+  ]);
+  const days: [string, string][] = [];
+  if (from && to && fromMonth === toMonth) {
+    if (fromCuts || toCuts) days.push([from, to]);
+  } else {
+    if (fromCuts) days.push([from!, `${fromMonth}-31`]);
+    if (toCuts) days.push([`${toMonth}-01`, to!]);
+  }
+  return Prisma.sql`(${Prisma.join([Prisma.sql`(${months})`, ...days.map(([first, last]) => Prisma.sql`${day} BETWEEN ${first} AND ${last}`)], ' OR ')})`;
+}
 
 export interface DealSum {
   /** The group's key: a stage id, a user id, a `YYYY-MM` (null: no expected close date). */
@@ -47,51 +80,98 @@ type DealSumRow = { key: string | null; stageId: string; currency: string; count
 const dealSumOf = (r: DealSumRow): DealSum => ({ key: r.key, stageId: r.stageId, currency: r.currency, count: Number(r.count), sum: exactInteger(r.sum) });
 
 /**
- * DealTotal answers a deal report unless it is filtered by creation time (the totals do not
- * know it) or by expected close dates that cut a month (the totals know only the month).
+ * What a deal report adds up: rows of ("stageId", "userId", "closeMonth", "currency", "deals",
+ * "value"), from the totals or from the deals. The one rule:
+ * - without `created_since`: DealTotal, by close month and day (any close dates, any grouping);
+ * - with `created_since`, grouped by stage or owner and without close dates: DealCreatedTotal,
+ *   by creation month, day and hour, and the deals of its own hour read from the rows (at most
+ *   half an hour's: `dealTotalsByCreation`);
+ * - `created_since` with close dates or grouped by close month: the deals created since, read
+ *   through the (workspaceId, createdAt) index. The totals know creation and close dates only
+ *   apart; keeping them together would count every pair of days.
  */
-const dealTotalsAnswer = (f: DealSumsFilter) =>
-  !f.createdSince && (!f.expectedCloseFrom || f.expectedCloseFrom.endsWith('-01')) && (!f.expectedCloseTo || nextDay(f.expectedCloseTo).getUTCDate() === 1);
-
-/** The pipeline's deals summed per group, stage and currency (the stage carries the weight). */
-export function dealSums(db: Db, f: DealSumsFilter): Promise<DealSum[]> {
-  return dealTotalsAnswer(f) ? dealSumsFromTotals(db, f) : dealSumsFromRows(db, f);
+function dealSource(db: Db, f: DealSumsFilter): Prisma.Sql {
+  if (!f.createdSince) return dealTotalsByClose(db, f);
+  const byCreation = f.groupBy !== 'expected_close_month' && !f.expectedCloseFrom && !f.expectedCloseTo && dealTotalsByCreation(db, f.createdSince);
+  return byCreation || dealRows(db, f);
 }
 
-async function dealSumsFromTotals(db: Db, f: DealSumsFilter): Promise<DealSum[]> {
-  const key = f.groupBy === 'stage' ? Prisma.sql`t."stageId"` : f.groupBy === 'user' ? Prisma.sql`t."userId"` : Prisma.sql`NULLIF(t."closeMonth", '')`;
-  const rows = await db.$queryRaw<DealSumRow[]>`
-    SELECT ${key} AS "key", t."stageId" AS "stageId", t."currency" AS "currency", SUM(t."deals") AS "count", SUM(t."value") AS "sum"
-      FROM "DealTotal" t JOIN "DealStage" s ON s."id" = t."stageId"
-     WHERE ${where([
-       Prisma.sql`t."workspaceId" = ${workspaceOf(db)}`,
-       Prisma.sql`s."pipelineId" = ${f.pipelineId}`,
-       f.userId !== undefined && Prisma.sql`t."userId" = ${f.userId}`,
-       // Deals without a date ('') are outside any range of dates.
-       (f.expectedCloseFrom || f.expectedCloseTo) && Prisma.sql`t."closeMonth" <> ''`,
-       f.expectedCloseFrom && Prisma.sql`t."closeMonth" >= ${f.expectedCloseFrom.slice(0, 7)}`,
-       f.expectedCloseTo && Prisma.sql`t."closeMonth" <= ${f.expectedCloseTo.slice(0, 7)}`,
-     ])}
-     GROUP BY ${key}, t."stageId", t."currency"
-    HAVING SUM(t."deals") <> 0`;
-  return rows.map(dealSumOf);
+function dealTotalsByClose(db: Db, f: DealSumsFilter): Prisma.Sql {
+  return Prisma.sql`
+    SELECT t."stageId", t."userId", NULLIF(t."closeMonth", '') AS "closeMonth", t."currency", t."deals", t."value" FROM "DealTotal" t
+     WHERE t."workspaceId" = ${workspaceOf(db)} AND ${calendarRows(Prisma.sql`t."closeMonth"`, Prisma.sql`t."closeDay"`, f.expectedCloseFrom, f.expectedCloseTo)}`;
 }
 
-async function dealSumsFromRows(db: Db, f: DealSumsFilter): Promise<DealSum[]> {
-  const key =
-    f.groupBy === 'stage' ? Prisma.sql`d."stageId"` : f.groupBy === 'user' ? Prisma.sql`d."userId"` : Prisma.sql`substr(d."expectedCloseDate", 1, 7)`;
-  const rows = await db.$queryRaw<DealSumRow[]>`
-    SELECT ${key} AS "key", d."stageId" AS "stageId", d."currency" AS "currency", COUNT(*) AS "count", ${tenThousandths(Prisma.sql`d."estimatedValue"`)} AS "sum"
-      FROM "Deal" d JOIN "DealStage" s ON s."id" = d."stageId"
+/**
+ * `created_since` from DealCreatedTotal's three levels (models.prisma): the whole hours from
+ * its own on (or from the next, in the later half of its hour) to the end of that day, the
+ * rest of that month's days, the later months; and the deals of its hour from the rows: those
+ * created before it taken away, or those after it added (so at most half an hour's deals).
+ * Undefined when the hours cannot be named.
+ */
+function dealTotalsByCreation(db: Db, since: Date): Prisma.Sql | undefined {
+  const hourStart = Math.floor(since.getTime() / HOUR_MS) * HOUR_MS;
+  const intoHour = since.getTime() - hourStart;
+  const later = intoHour > HOUR_MS / 2;
+  const from = new Date(later ? hourStart + HOUR_MS : hourStart);
+  const [hour, day, month] = [keyOf(from, 13), keyOf(from, 10), keyOf(from, 7)];
+  if (!hour || !day || !month || !keyOf(since, 13)) return undefined;
+  const [midnight, firstOfMonth] = [hour.endsWith('T00'), day.endsWith('-01')];
+  const parts = [
+    // The later months (from the first midnight of a month, that month too).
+    midnight && firstOfMonth
+      ? Prisma.sql`(t."createdHour" = '' AND t."createdDay" = '' AND t."createdMonth" >= ${month})`
+      : Prisma.sql`(t."createdHour" = '' AND t."createdDay" = '' AND t."createdMonth" > ${month})`,
+    // The month's later days (from a midnight, that day too).
+    midnight && !firstOfMonth && Prisma.sql`(t."createdHour" = '' AND t."createdDay" >= ${day} AND t."createdDay" <= ${`${month}-31`})`,
+    !midnight && Prisma.sql`(t."createdHour" = '' AND t."createdDay" > ${day} AND t."createdDay" <= ${`${month}-31`})`,
+    // The day's hours from this one.
+    !midnight && Prisma.sql`t."createdHour" BETWEEN ${hour} AND ${`${day}T23`}`,
+  ];
+  const rows = Prisma.join(parts.filter((part): part is Prisma.Sql => !!part), ' OR ');
+  const totals = Prisma.sql`
+    SELECT t."stageId", t."userId", NULL AS "closeMonth", t."currency", t."deals", t."value" FROM "DealCreatedTotal" t
+     WHERE t."workspaceId" = ${workspaceOf(db)} AND (${rows})`;
+  if (intoHour === 0) return totals;
+  // The deals of `since`'s hour on the other side of it, added up per group before they meet the totals.
+  const [first, end, sign] = later ? [since, from, Prisma.raw('1')] : [from, since, Prisma.raw('-1')];
+  return Prisma.sql`${totals}
+    UNION ALL
+    SELECT d."stageId", d."userId", NULL, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
+     WHERE d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${first} AND d."createdAt" < ${end}
+     GROUP BY d."stageId", d."userId", d."currency"`;
+}
+
+function dealRows(db: Db, f: DealSumsFilter): Prisma.Sql {
+  return Prisma.sql`
+    SELECT d."stageId", d."userId", substr(d."expectedCloseDate", 1, 7) AS "closeMonth", d."currency", 1 AS "deals", ${tenThousandths(Prisma.sql`d."estimatedValue"`)} AS "value"
+      FROM "Deal" d
      WHERE ${where([
        Prisma.sql`d."workspaceId" = ${workspaceOf(db)}`,
-       Prisma.sql`s."pipelineId" = ${f.pipelineId}`,
-       f.userId !== undefined && Prisma.sql`d."userId" = ${f.userId}`,
        f.createdSince && Prisma.sql`d."createdAt" >= ${f.createdSince}`,
        f.expectedCloseFrom && Prisma.sql`d."expectedCloseDate" >= ${f.expectedCloseFrom}`,
        f.expectedCloseTo && Prisma.sql`d."expectedCloseDate" <= ${f.expectedCloseTo}`,
-     ])}
-     GROUP BY ${key}, d."stageId", d."currency"`;
+     ])}`;
+}
+
+/** The pipeline's deals summed per group, stage and currency (the stage carries the weight). */
+export function dealSums(db: Db, f: DealSumsFilter): Promise<DealSum[]> {
+  return dealSumsOf(db, f, dealSource(db, f));
+}
+
+/** The same sums over the deals themselves: the tests' reference for the totals. */
+export function dealSumsFromRows(db: Db, f: DealSumsFilter): Promise<DealSum[]> {
+  return dealSumsOf(db, f, dealRows(db, f));
+}
+
+async function dealSumsOf(db: Db, f: DealSumsFilter, source: Prisma.Sql): Promise<DealSum[]> {
+  const key = f.groupBy === 'stage' ? Prisma.sql`x."stageId"` : f.groupBy === 'user' ? Prisma.sql`x."userId"` : Prisma.sql`x."closeMonth"`;
+  const rows = await db.$queryRaw<DealSumRow[]>`
+    SELECT ${key} AS "key", x."stageId" AS "stageId", x."currency" AS "currency", SUM(x."deals") AS "count", SUM(x."value") AS "sum"
+      FROM (${source}) x JOIN "DealStage" s ON s."id" = x."stageId"
+     WHERE ${where([Prisma.sql`s."pipelineId" = ${f.pipelineId}`, f.userId !== undefined && Prisma.sql`x."userId" = ${f.userId}`])}
+     GROUP BY ${key}, x."stageId", x."currency"
+    HAVING SUM(x."deals") <> 0`;
   return rows.map(dealSumOf);
 }
 
@@ -132,28 +212,22 @@ function periodKey(db: Db, groupBy: 'day' | 'week' | 'month', instant: Prisma.Sq
 }
 
 /**
- * The totals answer every payment report but one: grouped by link with a period
- * (PaymentLinkTotal knows no days). PaymentDayTotal's days are whole, as `from` and `to` are.
+ * The workspace's payment transactions summed per group and currency, from the totals: by
+ * link, PaymentLinkTotal (its months and the days of the months `from`..`to` cuts); otherwise
+ * PaymentDayTotal, whose days are whole, as `from` and `to` are.
  */
-const paymentTotalsAnswer = (f: PaymentSumsFilter) => f.groupBy !== 'payment_link' || (!f.from && !f.to);
-
-/** The workspace's payment transactions summed per group and currency. */
-export function paymentSums(db: Db, f: PaymentSumsFilter): Promise<PaymentSum[]> {
-  return paymentTotalsAnswer(f) ? paymentSumsFromTotals(db, f) : paymentSumsFromRows(db, f);
-}
-
-async function paymentSumsFromTotals(db: Db, f: PaymentSumsFilter): Promise<PaymentSum[]> {
-  const table = f.groupBy === 'payment_link' ? Prisma.sql`"PaymentLinkTotal"` : Prisma.sql`"PaymentDayTotal"`;
+export async function paymentSums(db: Db, f: PaymentSumsFilter): Promise<PaymentSum[]> {
+  const byLink = f.groupBy === 'payment_link';
   const day = providerOf(db) === 'sqlite' ? Prisma.sql`t."day"` : Prisma.sql`t."day"::timestamp`;
-  const key =
-    f.groupBy === 'payment_link' ? Prisma.sql`t."paymentLinkId"` : f.groupBy === 'status' ? Prisma.sql`t."status"` : periodKey(db, f.groupBy, day);
+  const key = f.groupBy === 'payment_link' ? Prisma.sql`t."paymentLinkId"` : f.groupBy === 'status' ? Prisma.sql`t."status"` : periodKey(db, f.groupBy, day);
   const rows = await db.$queryRaw<PaymentSumRow[]>`
     SELECT ${key} AS "key", t."currency" AS "currency", SUM(t."payments") AS "count", SUM(t."amount") AS "sum"
-      FROM ${table} t
+      FROM ${byLink ? Prisma.sql`"PaymentLinkTotal"` : Prisma.sql`"PaymentDayTotal"`} t
      WHERE ${where([
        Prisma.sql`t."workspaceId" = ${workspaceOf(db)}`,
-       f.from && Prisma.sql`t."day" >= ${f.from}`,
-       f.to && Prisma.sql`t."day" <= ${f.to}`,
+       byLink && calendarRows(Prisma.sql`t."month"`, Prisma.sql`t."day"`, f.from, f.to),
+       !byLink && f.from && Prisma.sql`t."day" >= ${f.from}`,
+       !byLink && f.to && Prisma.sql`t."day" <= ${f.to}`,
        f.status !== undefined && Prisma.sql`t."status" = ${f.status}`,
        f.currency !== undefined && Prisma.sql`t."currency" = ${f.currency}`,
      ])}
@@ -162,12 +236,12 @@ async function paymentSumsFromTotals(db: Db, f: PaymentSumsFilter): Promise<Paym
   return rows.map(paymentSumOf);
 }
 
-/** Also the tests' reference for the totals. */
+/** The same sums over the transactions themselves: the tests' reference for the totals. */
 export async function paymentSumsFromRows(db: Db, f: PaymentSumsFilter): Promise<PaymentSum[]> {
   const key =
     f.groupBy === 'status' ? Prisma.sql`t."status"` : f.groupBy === 'payment_link' ? Prisma.sql`t."paymentLinkId"` : periodKey(db, f.groupBy, Prisma.sql`t."createdAt"`);
   const rows = await db.$queryRaw<PaymentSumRow[]>`
-    SELECT ${key} AS "key", t."currency" AS "currency", COUNT(*) AS "count", ${tenThousandths(Prisma.sql`t."amount"`)} AS "sum"
+    SELECT ${key} AS "key", t."currency" AS "currency", COUNT(*) AS "count", SUM(${tenThousandths(Prisma.sql`t."amount"`)}) AS "sum"
       FROM "PaymentTransaction" t
      WHERE ${where([
        Prisma.sql`t."workspaceId" = ${workspaceOf(db)}`,

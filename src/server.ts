@@ -53,11 +53,13 @@ async function probe(check: () => Promise<unknown>): Promise<'ok' | 'down'> {
 }
 
 /**
- * Readiness (API.md section 5): the database, and Redis when the service counts there,
- * each with a short timeout; 503 while either is down or the process drains for a shutdown.
+ * Readiness (API.md section 5): the database, and Redis when the service uses it (the
+ * rate limit's counts, the live events' channel), each with a short timeout; 503 while
+ * either is down or the process drains for a shutdown.
  */
-async function readiness(database: Database, store: RateLimitStore | undefined, shutdown: Shutdown): Promise<Response> {
-  const [db, redis] = await Promise.all([probe(() => database.prisma.$queryRawUnsafe('SELECT 1')), store?.ping && probe(() => store.ping!())]);
+async function readiness(database: Database, redisPings: (() => Promise<unknown>)[], shutdown: Shutdown): Promise<Response> {
+  const redisUp = redisPings.length > 0 ? probe(() => Promise.all(redisPings.map((ping) => ping()))) : undefined;
+  const [db, redis] = await Promise.all([probe(() => database.prisma.$queryRawUnsafe('SELECT 1')), redisUp]);
   const checks: Record<string, string> = { database: db, ...(redis && { redis }), ...(shutdown.draining && { shutdown: 'draining' }) };
   const ready = db === 'ok' && (redis ?? 'ok') === 'ok' && !shutdown.draining;
   return ready ? json(200, { status: 'ok', checks }) : json(503, { ...errorBody(SERVICE_UNAVAILABLE), checks });
@@ -86,6 +88,7 @@ const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || pat
  */
 export function createApp(service: Service, config: AppConfig, rateLimitStore?: RateLimitStore, shutdown = new Shutdown(), metrics?: Metrics) {
   const { database, schema, commits, eventChannel } = service;
+  const redisPings = [rateLimitStore?.ping && (() => rateLimitStore.ping!()), eventChannel && (() => eventChannel.ping())].filter((ping) => ping !== undefined);
   const settings: Settings = {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
@@ -140,7 +143,7 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
       } else if (path === '/healthz' || path === '/readyz') {
         // Liveness touches nothing: a database outage must not get a process restarted.
         if (request.method !== 'GET' && !head) response = json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
-        else response = path === '/healthz' ? json(200, { status: 'ok' }) : await readiness(database, rateLimitStore, shutdown);
+        else response = path === '/healthz' ? json(200, { status: 'ok' }) : await readiness(database, redisPings, shutdown);
       } else if (path === '/graphql') {
         // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);

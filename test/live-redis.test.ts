@@ -190,12 +190,21 @@ describe.skipIf(!redis)('live updates through Redis pub/sub (REDIS_URL)', () => 
         const [service] = services as [ServiceProcess];
         await createContact(service, key, 'Before');
         await stream.received(1);
+        const readiness = async () => {
+          const answer = await fetch(`${service.url}/readyz`);
+          return { status: answer.status, body: await answer.json() };
+        };
+        // No rate limit counts in Redis here: the channel alone makes Redis part of readiness.
+        expect(await readiness()).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok', redis: 'ok' } } });
         relay.cut();
+        expect(await readiness()).toEqual({ status: 503, body: { message: 'Service unavailable.', checks: { database: 'ok', redis: 'down' } } });
         for (const name of ['During', 'Still', 'Again']) await createContact(service, key, name);
         await relay.restore();
         // Subscribed again (backing off up to 2 s), the process reads the log after the last id handed on.
         await stream.received(4);
         expect(stream.messages.map((m) => m.id)).toEqual(await logIds(workspaceId));
+        // The publishing connection reconnects on its own schedule (backing off up to 2 s too).
+        await expect.poll(readiness, { interval: 100, timeout: 10_000 }).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok', redis: 'ok' } } });
         const errors = service.stderr().trim().split('\n').map((line) => JSON.parse(line) as { where: string });
         expect(errors.map((e) => e.where).sort()).toEqual(['live events (Redis publish)', 'live events (Redis subscriber)']);
         expect(service.output()).not.toContain(SECRET);

@@ -21,6 +21,8 @@ export interface EventChannel {
    * failed (it goes on trying, backing off up to 2 s).
    */
   subscribe(on: { message(payload: string): void; subscribed(): void }): { ready: Promise<void>; stop(): Promise<void> };
+  /** Resolves once Redis answers a PING on the publishing connection (readiness, `/readyz`); rejects while it does not. */
+  ping(): Promise<void>;
   /** Closes the publishing connection (once the publishes under way are answered, 1 s at most) and every subscriber. */
   close(): Promise<void>;
 }
@@ -97,6 +99,9 @@ export async function connectEventChannel({ url, channel }: { url: string; chann
           await started;
         },
       };
+    },
+    async ping() {
+      await publisher.ping();
     },
     // Destroyed, not QUIT: a graceful close would wait on a silent Redis.
     async close() {

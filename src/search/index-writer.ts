@@ -35,6 +35,10 @@ export function entryColumns(event: RecordedEvent): unknown[] {
  * one). A write keeps the index with its events, in the same statement (src/events/outbox.ts).
  */
 export async function indexMissing(db: Pick<Db, '$executeRaw'>, events: readonly RecordedEvent[]): Promise<void> {
-  const rows = events.map((event) => [event.recordId, event.workspaceId, ...entryColumns(event)]).filter((row) => row[3] !== null);
+  // An entry to write has its title (a record not searched has none, nor has a deletion).
+  const rows = events.flatMap((event) => {
+    const entry = entryColumns(event);
+    return entry[ENTRY_COLUMNS.indexOf('title')] === null ? [] : [[event.recordId, event.workspaceId, ...entry]];
+  });
   if (rows.length > 0) await insertRows(db, 'SearchEntry', ['id', 'workspaceId', ...ENTRY_COLUMNS], rows, 'ON CONFLICT ("id") DO NOTHING');
 }

@@ -5,7 +5,7 @@ import { restRoutes } from '../src/modules/index.js';
 import { compileDocument } from '../src/rest/documents.js';
 import { snakeCase } from '../src/validation/messages.js';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';
-import { snapshotWorkspace } from './support/fuzz.js';
+import { snapshotWorkspace } from './support/snapshot.js';
 
 // Checks that hold for every route of the table, so a new resource gets them for free.
 

@@ -14,8 +14,8 @@ import {
   newApi,
   seedPublic,
   seedWorkspace,
-  snapshotWorkspace,
 } from './support/fuzz.js';
+import { snapshotWorkspace } from './support/snapshot.js';
 
 // Property-based fuzzing of every route of the REST table, of POST /graphql, of the
 // public routes (no key: the payer's API and the providers' signed webhooks) and of

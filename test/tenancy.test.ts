@@ -19,7 +19,8 @@ import { compileDocument } from '../src/rest/documents.js';
 import type { RestRoute } from '../src/rest/route.js';
 import { snakeCase } from '../src/validation/messages.js';
 import { type TestApp, startApp } from './support/app.js';
-import { type Api, type Seeded, encode, firstDifference, listQueryFields, listedOf, newApi, prefixOf, recordQueryFields, routeInputs, seedWorkspace, snapshotWorkspace } from './support/fuzz.js';
+import { type Api, type Seeded, encode, firstDifference, listQueryFields, listedOf, newApi, prefixOf, recordQueryFields, routeInputs, seedWorkspace } from './support/fuzz.js';
+import { snapshotWorkspace } from './support/snapshot.js';
 
 // Tenancy, for every route and every GraphQL field, derived from the route table and
 // the schema (a new resource is covered without a change here): two workspaces, each

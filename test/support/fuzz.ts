@@ -47,6 +47,7 @@ import { compileDocument } from '../../src/rest/documents.js';
 import type { RestRoute } from '../../src/rest/route.js';
 import { snakeCase } from '../../src/validation/messages.js';
 import { type Reply, send } from './http.js';
+import { snapshotWorkspace } from './snapshot.js';
 
 export { type Reply, send };
 
@@ -272,60 +273,6 @@ export function listQueryFields(): GraphQLField<unknown, unknown>[] {
 /** The single-record Query fields (`contact(id)`, ...). */
 export function recordQueryFields(): GraphQLField<unknown, unknown>[] {
   return Object.values(schema.getQueryType()!.getFields()).filter((f) => f.args.some((a) => a.name === 'id') && requiredArgs(f));
-}
-
-interface ModelField {
-  name: string;
-  kind: string;
-  type: string;
-  relationName?: string;
-}
-
-/**
- * One SQL statement that reads every row a workspace owns, in every model, plus
- * the rows of the many-to-many link tables (a contact's companies, a task's owners),
- * each row as JSON text. Derived from Prisma's data model, so a new model is covered
- * without a change here. API keys are left out: authenticating writes their
- * `last_used_at`, whatever the answer. (Raw SQL: Prisma's own queries would cost
- * 20 ms a snapshot, and the fuzzer takes hundreds.)
- */
-function snapshotSql(database: Database, workspaceId: string): string {
-  if (!/^[0-9A-Za-z]{1,64}$/.test(workspaceId)) throw new Error(`snapshot: unexpected workspace id ${workspaceId}`);
-  const models = (database.prisma as unknown as { _runtimeDataModel?: { models: Record<string, { fields: ModelField[] }> } })._runtimeDataModel?.models;
-  if (!models) throw new Error('snapshot: this Prisma client exposes no data model (_runtimeDataModel); update snapshotSql');
-  const postgres = database.target.provider === 'postgresql';
-  const asJson = (columns: string[]) => (postgres ? 'row_to_json(x)::text' : `json_object(${columns.map((c) => `'${c}', x."${c}"`).join(', ')})`);
-  const owned = (name: string) => `SELECT "id" FROM "${name}" WHERE "workspaceId" = '${workspaceId}'`;
-  const parts: string[] = [];
-  const links = new Set<string>();
-  for (const [name, model] of Object.entries(models)) {
-    if (name === 'Workspace' || name === 'ApiKey' || !model.fields.some((f) => f.name === 'workspaceId')) continue;
-    const columns = model.fields.filter((f) => f.kind === 'scalar').map((f) => f.name);
-    parts.push(`SELECT '${name}' AS t, ${asJson(columns)} AS r FROM "${name}" x WHERE x."workspaceId" = '${workspaceId}'`);
-    const hasKey = (model: string, relation: string) => models[model]!.fields.some((f) => f.kind === 'scalar' && f.name === `${relation}Id`);
-    for (const field of model.fields) {
-      if (field.kind !== 'object' || !field.relationName || field.type === 'Workspace' || hasKey(name, field.name)) continue;
-      const other = models[field.type]!.fields.find((f) => f.relationName === field.relationName && f !== field);
-      // Many-to-many (neither side holds a key): Prisma's implicit table `_<relation>`, "A" pointing at the model first in alphabetical order.
-      if (!other || hasKey(field.type, other.name) || links.has(field.relationName)) continue;
-      links.add(field.relationName);
-      const first = [name, field.type].sort()[0]!;
-      parts.push(`SELECT '_${field.relationName}' AS t, ${asJson(['A', 'B'])} AS r FROM "_${field.relationName}" x WHERE x."A" IN (${owned(first)})`);
-    }
-  }
-  return `${parts.join(' UNION ALL ')} ORDER BY 1, 2`;
-}
-
-const statements = new Map<string, string>();
-
-/** Every row the workspace owns, by model (and link table), as JSON. */
-export async function snapshotWorkspace(database: Database, workspaceId: string): Promise<Record<string, unknown[]>> {
-  let sql = statements.get(workspaceId);
-  if (!sql) statements.set(workspaceId, (sql = snapshotSql(database, workspaceId)));
-  const rows = await database.prisma.$queryRawUnsafe<{ t: string; r: string }[]>(sql);
-  const out: Record<string, unknown[]> = {};
-  for (const { t, r } of rows) (out[t] ??= []).push(JSON.parse(r));
-  return out;
 }
 
 /** Where two JSON values first differ, for a report. */

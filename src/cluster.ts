@@ -1,5 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import { AggregatorRegistry } from 'prom-client';
 import { answerMetricsAsks } from './http/metrics-primary.js';
 import { answerRateLimitAsks } from './http/rate-limit-primary.js';
 import type { RateLimiter } from './http/rate-limit.js';
@@ -28,13 +27,14 @@ export interface PrimaryOptions {
  * once the service is up, and on SIGTERM or SIGINT has each finish its in-flight
  * requests. A worker that dies while the service starts means none can: the primary stops.
  */
-export function runPrimary({ workers, limiter, metrics, log, announce }: PrimaryOptions): void {
+export async function runPrimary({ workers, limiter, metrics, log, announce }: PrimaryOptions): Promise<void> {
   const live = new Set<Worker>();
   const serving = new Set<Worker>();
   let announced = false;
   let stopping = false;
   let exitCode = 0;
-  const aggregator = metrics ? new AggregatorRegistry() : undefined;
+  // prom-client is loaded only with metrics on.
+  const aggregator = metrics ? new (await import('prom-client')).AggregatorRegistry() : undefined;
 
   function fork() {
     const worker = cluster.fork();

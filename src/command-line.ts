@@ -6,7 +6,6 @@ import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
 import { CommitSignal } from './events/commit-signal.js';
-import { connectEventChannel } from './events/event-channel.js';
 import { loadDemo } from './demo/demo-data.js';
 import type { DatabaseTarget } from './db/database-url.js';
 import { IMPORT_RESOURCES, type ImportResource, UnreadableImport, importCsv, scanFile } from './import/import-csv.js';
@@ -57,7 +56,7 @@ async function importCommand(
     return 2;
   }
   // With REDIS_URL, each committed transaction's events are published, as a serving process's are (a Redis that does not answer stops it here).
-  const channel = redis && (await connectEventChannel(redis));
+  const channel = redis && (await (await import('./events/event-channel.js')).connectEventChannel(redis));
   await applyMigrations(target, { log: err });
   const database = await openDatabase(target);
   const { schema } = buildSchema();

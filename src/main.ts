@@ -9,8 +9,7 @@ import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
 import { type RateLimitStore, RateLimiter } from './http/rate-limit.js';
 import { primaryRateLimitStore } from './http/rate-limit-primary.js';
-import { connectRedisStore } from './http/rate-limit-redis.js';
-import { type EventChannel, connectEventChannel } from './events/event-channel.js';
+import type { EventChannel } from './events/event-channel.js';
 import { startTracing } from './tracing/tracing.js';
 
 const config = loadConfig();
@@ -32,13 +31,15 @@ async function atStart<T>(connecting: Promise<T>): Promise<T> {
   }
 }
 
+// Redis's client is imported only when REDIS_URL is set: it is ~500 modules, a seventh of a start without it.
+
 /** Redis when REDIS_URL is set (and there is a limit). */
 const redisStore = async (): Promise<RateLimitStore | undefined> =>
-  config.REDIS_URL && counting ? atStart(connectRedisStore({ url: config.REDIS_URL, prefix: config.RATE_LIMIT_REDIS_PREFIX, limit })) : undefined;
+  config.REDIS_URL && counting ? atStart(import('./http/rate-limit-redis.js').then(({ connectRedisStore }) => connectRedisStore({ url: config.REDIS_URL!, prefix: config.RATE_LIMIT_REDIS_PREFIX, limit }))) : undefined;
 
 /** The live tail's Redis pub/sub when REDIS_URL is set: commits are published there, and every process follows it. */
 const eventChannel = async (): Promise<EventChannel | undefined> =>
-  config.REDIS_URL ? atStart(connectEventChannel({ url: config.REDIS_URL, channel: config.EVENTS_REDIS_CHANNEL })) : undefined;
+  config.REDIS_URL ? atStart(import('./events/event-channel.js').then(({ connectEventChannel }) => connectEventChannel({ url: config.REDIS_URL!, channel: config.EVENTS_REDIS_CHANNEL }))) : undefined;
 
 /** Migrations and the first key: once per start, before any process serves. */
 async function prepare(): Promise<Database> {
@@ -105,7 +106,7 @@ if (cluster.isWorker) {
   if (config.WEB_CONCURRENCY === 1) await serve(database, store, channel);
   else {
     await Promise.all([database.close(), store?.close?.(), channel?.close()]);
-    runPrimary({
+    await runPrimary({
       workers: config.WEB_CONCURRENCY,
       limiter: counting && !store ? new RateLimiter(limit) : undefined,
       metrics: config.METRICS_TOKEN !== undefined,

@@ -8,7 +8,7 @@ import { Shutdown } from './http/shutdown.js';
 import type { Config } from './config.js';
 import type { Service } from './service.js';
 import { setLogLevel } from './log.js';
-import { type Metrics, createMetrics } from './http/metrics.js';
+import type { Metrics } from './http/metrics.js';
 import { countDueDeliveries, countPendingDeliveries } from './webhooks/backlog.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import { type AppConfig, createApp } from './server.js';
@@ -53,9 +53,9 @@ export async function listen(service: Service, config: ListenConfig, rateLimitSt
   const { database } = service;
   setLogLevel(config.LOG_LEVEL ?? 'info');
   const shutdown = new Shutdown();
-  // Built here, once per serving process, and only when someone may read them.
+  // Built here, once per serving process, and only when someone may read them (prom-client is loaded only then).
   const metrics = config.METRICS_TOKEN
-    ? createMetrics({
+    ? (await import('./http/metrics.js')).createMetrics({
         pendingDeliveries: () => countPendingDeliveries(database.prisma),
         dueDeliveries: () => countDueDeliveries(database.prisma),
         openConnections: () => new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),

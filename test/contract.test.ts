@@ -71,6 +71,19 @@ function bodyFields(route: (typeof restRoutes)[number]): string[] {
 const HOSTILE: unknown[] = [null, 12345, -1, 1e308, true, 'x'.repeat(20_000), '', '2026-02-30', 'not-an-email', [], [null], ['nope'], {}, { $gt: '' }];
 
 describe('every route', () => {
+  // The adapter compiles a route's document on its first request: a broken one is caught here, not at start.
+  it('has a GraphQL document that is valid against the schema, with exactly one operation', () => {
+    const broken = restRoutes.flatMap((r) => {
+      try {
+        compileDocument(schema, r.document, `${r.method} ${r.path}`);
+        return [];
+      } catch (error) {
+        return [(error as Error).message];
+      }
+    });
+    expect(broken).toEqual([]);
+  });
+
   it('answers another workspace\'s ids with 404, as if they did not exist', async () => {
     const owner = await newClient(app);
     const stranger = await newClient(app);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Db } from '../db/client.js';
 import { firstIdAt } from '../db/ids.js';
 import type { DatabaseTarget } from '../db/database-url.js';
@@ -201,7 +201,9 @@ export class LiveEvents implements EventFeed {
       retry = setTimeout(() => void connect(), delay);
     };
     const connect = async () => {
-      const next = new pg.Client({ connectionString: url });
+      // Imported here: only a PostgreSQL process that someone follows live needs the driver's client.
+      const { default: driver } = await import('pg');
+      const next = new driver.Client({ connectionString: url });
       next.on('error', (error) => {
         client = undefined;
         reconnect(error);

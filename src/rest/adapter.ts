@@ -73,10 +73,23 @@ export function createRestAdapter(
   const { prefix = '/api/v1', metrics } = options;
   const routes: RouteTable = new Map();
   for (const r of table) {
-    const compiled = compileDocument(schema, r.document, `${r.method} ${r.path}`);
-    const columns = r.csv ? exportColumns(schema, compiled.document, compiled.operation) : undefined;
+    // Each document is parsed and validated on its route's first request, not at start: that
+    // was a tenth of a start's CPU. test/contract.test.ts compiles every route's document.
+    let compiled: CompiledDocument | undefined;
+    let columns: Column[] | undefined;
     const messages = r.stream ? new WeakMap<object, Uint8Array>() : undefined;
-    const route = { ...r, segments: splitPath(r.path), scope: routeScope(r), compiled, columns, messages };
+    const route: CompiledRoute = {
+      ...r,
+      segments: splitPath(r.path),
+      scope: routeScope(r),
+      messages,
+      get compiled() {
+        return (compiled ??= compileDocument(schema, r.document, `${r.method} ${r.path}`));
+      },
+      get columns() {
+        return r.csv ? (columns ??= exportColumns(schema, this.compiled.document, this.compiled.operation)) : undefined;
+      },
+    };
     if (route.segments[0]!.startsWith('{')) throw new Error(`${r.method} ${r.path}: a path starts with its resource, not a parameter`);
     const bucket = bucketOf(route.segments);
     routes.set(bucket, [...(routes.get(bucket) ?? []), route]);

@@ -21,7 +21,7 @@ export interface CompiledDocument {
   variableNames: Set<string>;
 }
 
-/** Parses and validates a route's document once, at start; a broken document stops the start. */
+/** Parses and validates a route's document (once: callers keep the result); a broken one throws, naming the route. */
 export function compileDocument(schema: GraphQLSchema, source: string, label: string): CompiledDocument {
   const document = withSnakeCaseAliases(parse(source));
   const problems = validate(schema, document);

@@ -98,6 +98,27 @@ describe('deep JSON and unreadable GraphQL requests (found by fuzzing)', () => {
     expect((await api.get('/contacts?search=v@example')).body.total).toBe(0);
   });
 
+  // The JSON body is parsed once, by the service, and handed to Yoga (src/graphql/read-request.ts): the
+  // types Yoga reads as JSON run, any other is left to Yoga, and a body that is JSON but not an object is Yoga's 400.
+  it('reads a POST /graphql as Yoga would: JSON and GraphQL-JSON types with parameters, forms, batches; null or a string is 400', async () => {
+    const query = JSON.stringify({ query: '{ products { total } }' });
+    const total = { data: { products: { total: 0 } } };
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/graphql+json', 'application/json, text/plain']) {
+      const res = await api.request('POST', '/graphql', { raw: query, headers: { 'Content-Type': type } });
+      expect([type, res.status, res.body]).toEqual([type, 200, total]);
+    }
+    const form = await api.request('POST', '/graphql', { raw: 'query=%7B+products+%7B+total+%7D+%7D', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect([form.status, form.body]).toEqual([200, total]);
+    const batch = await api.request('POST', '/graphql', { raw: `[${query},${query}]`, headers: { 'Content-Type': 'application/json' } });
+    expect([batch.status, batch.body]).toEqual([200, [total, total]]);
+    const vendor = await api.request('POST', '/graphql', { raw: query, headers: { 'Content-Type': 'application/vnd.example+json' } });
+    expect(vendor.status).toBe(415);
+    for (const [raw, received] of [['null', 'null'], ['"x"', 'string'], ['12', 'number']]) {
+      const res = await api.request('POST', '/graphql', { raw, headers: { 'Content-Type': 'application/json' } });
+      expect([raw, res.status, res.body]).toEqual([raw, 400, { errors: [{ message: `POST body is expected to be object but received ${received}`, extensions: { code: 'BAD_REQUEST' } }] }]);
+    }
+  });
+
   it('answers a POST /graphql that is not JSON with 415 and a coded JSON body', async () => {
     const res = await api.request('POST', '/graphql', { raw: '{ products { total } }', headers: { 'Content-Type': 'text/plain' } });
     expect([res.status, res.body]).toEqual([415, { errors: [{ message: 'Unsupported media type: send Content-Type: application/json.', extensions: { code: 'BAD_REQUEST' } }] }]);

@@ -15,11 +15,13 @@ import { Messages } from '../validation/messages.js';
 import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
 import { ErrorCode, contractError, invalid } from './errors.js';
 import { limitsRule } from './limits.js';
-import { unreadable } from './unreadable.js';
+import { readGraphQLRequest } from './read-request.js';
 
 interface ServerContext {
   /** The caller, admitted by the gate before Yoga saw the request. */
   admitted: Context;
+  /** A JSON POST's body, parsed by readGraphQLRequest: Yoga takes it as its request's params. */
+  json?: object;
 }
 
 /** Parsed documents (and parse errors) kept for reuse: at most 1,000, and 4 MB of document text. */
@@ -116,6 +118,14 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
   const documentCache = new BoundedCache<any>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
 
+  // Yoga's request parsers run first and pick one by the content type; for JSON, this one hands over the body handle() parsed.
+  const parsedBody: Plugin<{}, ServerContext> = {
+    onRequestParse({ serverContext, setRequestParser }) {
+      const json = serverContext?.json;
+      if (json) setRequestParser(() => json as never);
+    },
+  };
+
   const limits: Plugin = {
     // NUL characters and over-deep JSON are refused before anything reads the request:
     // in variables here (PostgreSQL can store no NUL; deep values would overflow
@@ -167,7 +177,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     // own limit would pipe every body through a second stream to count it again.
     maxRequestBodySize: false,
     parserAndValidationCache: { documentCache, errorCache },
-    plugins: [limits, logServerErrors, ...(metrics ? [countOperations(metrics)] : []), ...(tracingStarted() ? [traceOperations] : [])],
+    plugins: [parsedBody, limits, logServerErrors, ...(metrics ? [countOperations(metrics)] : []), ...(tracingStarted() ? [traceOperations] : [])],
     context: ({ admitted }) => admitted,
     // Yoga's own log lines go out as ours (one JSON line, no stack trace); a client's
     // mistake (a GraphQLError, answered with its code) is not a server problem to log.
@@ -213,11 +223,12 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
       const body = await readBody(request);
       if (!body.ok) return refusal(413, body.message, ErrorCode.LimitExceeded, admission.headers);
       bytes = body.bytes;
-      forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(bytes) });
     }
-    const why = unreadable(request, bytes);
-    if (why) return refusal(400, why, ErrorCode.BadRequest, admission.headers);
-    let response = await yoga.handleRequest(forYoga, { admitted: admission.context });
+    const reading = readGraphQLRequest(request, bytes);
+    if (!reading.ok) return refusal(400, reading.message, ErrorCode.BadRequest, admission.headers);
+    // A JSON body goes to Yoga parsed (the plugin above); any other body Yoga reads itself, from the bytes read here.
+    if (bytes && !reading.json) forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(bytes) });
+    let response = await yoga.handleRequest(forYoga, { admitted: admission.context, json: reading.json });
     // Yoga answers some malformed requests (a body that is not JSON: 415) with no body at all.
     if (response.status >= 400 && (await response.clone().text()) === '') {
       const message = response.status === 415 ? 'Unsupported media type: send Content-Type: application/json.' : `${STATUS_CODES[response.status] ?? 'Bad request'}.`;

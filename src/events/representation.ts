@@ -13,20 +13,19 @@ export type RestObject = Record<string, unknown>;
  * event's `data.object` and the GET can never drift apart.
  */
 export function createRepresentation(schema: GraphQLSchema, routes: RestRoute[]) {
-  const routeOf = new Map<EventResource, RestRoute>();
+  // Each document is compiled on its resource's first event, as the REST adapter compiles on a route's first request.
+  const documents = new Map<EventResource, { route: RestRoute; compiled?: CompiledDocument }>();
   for (const resource of EVENT_RESOURCE_NAMES) {
     const route = routes.find((r) => r.method === 'GET' && r.path === EVENT_RESOURCES[resource].path);
     if (!route) throw new Error(`events: no GET ${EVENT_RESOURCES[resource].path} route gives the ${resource} representation`);
-    routeOf.set(resource, route);
+    documents.set(resource, { route });
   }
-  // Compiled on a resource's first event, as the REST adapter compiles on a route's first request.
-  const documents = new Map<EventResource, CompiledDocument>();
 
   /** The record's REST body, or null when it does not exist (in the context's workspace). */
   return async function represent(resource: EventResource, id: string, context: Context): Promise<RestObject | null> {
-    const route = routeOf.get(resource)!;
-    let compiled = documents.get(resource);
-    if (!compiled) documents.set(resource, (compiled = compileDocument(schema, route.document, `GET ${route.path}`)));
+    const document = documents.get(resource)!;
+    const { route } = document;
+    const compiled = (document.compiled ??= compileDocument(schema, route.document, `GET ${route.path}`));
     const result = await runOperation(schema, compiled.document, { id }, context);
     if (!result.ok) {
       if (result.status === 404) return null;

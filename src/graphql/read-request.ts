@@ -30,7 +30,7 @@ export function readGraphQLRequest(request: Request, body?: Buffer): Reading {
       // Yoga's batching reads `.variables` of each item: a null would be a server error.
       if (Array.isArray(parsed) && parsed.some((item) => typeof item !== 'object' || item === null || Array.isArray(item))) return refused('Each request of a batch must be a JSON object.');
       // Any other value (null, a number) is left to Yoga's own parser, which words its refusal.
-      if (typeof parsed === 'object' && parsed !== null && yogaReadsAsJson(request)) json = parsed;
+      if (typeof parsed === 'object' && parsed !== null && yogaReadsAs(request, 'application/json', 'application/graphql+json')) json = parsed;
     }
   }
   for (const name of ['variables', 'extensions'] as const) {
@@ -43,19 +43,15 @@ export function readGraphQLRequest(request: Request, body?: Buffer): Reading {
 
 const refused = (message: string): Reading => ({ ok: false, message });
 
-/** The content types Yoga's JSON parser takes (its own test: the first listed type, parameters allowed). */
-function yogaReadsAsJson(request: Request): boolean {
+/** Whether Yoga picks the parser for one of `types` (its own test: the first listed type, parameters allowed). */
+function yogaReadsAs(request: Request, ...types: string[]): boolean {
   const type = (request.headers.get('content-type') ?? '').split(',')[0]!;
-  return ['application/json', 'application/graphql+json'].some((json) => type === json || type.startsWith(`${json};`));
+  return types.some((expected) => type === expected || type.startsWith(`${expected};`));
 }
 
-/** Whether Yoga reads this POST as a form (its own test: the first listed type, parameters allowed). */
-function isForm(request: Request): boolean {
-  const type = (request.headers.get('content-type') ?? '').split(',')[0]!;
-  return type === 'application/x-www-form-urlencoded' || type.startsWith('application/x-www-form-urlencoded;');
-}
+const isForm = (request: Request) => yogaReadsAs(request, 'application/x-www-form-urlencoded');
 
-/** Whether Yoga reads this POST as JSON. */
+/** Whether the body is JSON by its type (any `+json` too): its bytes must parse, whichever parser Yoga picks. */
 const isJson = (request: Request) => /^application\/(json|[\w.+-]+\+json)\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
 
 const INVALID = Symbol('invalid JSON');

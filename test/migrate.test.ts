@@ -180,26 +180,31 @@ describe('the report_totals migration', () => {
   });
 });
 
+/** A workspace with one owner, pipeline and stage, and the INSERT of a deal of theirs, for the report totals' migrations. */
+const NOW = "'2026-11-20T10:00:00.000+00:00'";
+const REPORT_FIXTURES = [
+  `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${NOW})`,
+  `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${NOW})`,
+  `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${NOW})`,
+  `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${NOW})`,
+];
+const insertDeal = (id: string, value: number, currency: string, close: string | null, at: string) =>
+  `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "currency", "expectedCloseDate", "stageId", "userId", "properties", "createdAt", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, '${currency}', ${close === null ? 'NULL' : `'${close}'`}, 's1', 'u1', '{}', '${at}', ${NOW})`;
+
 describe('the report_totals_by_day migration', () => {
   it('rebuilds the totals of the deals and transactions made before it by month and day, exactly, and its triggers keep them', async () => {
     const { fresh, target } = await migratedUpTo('report_totals_by_day');
-    const now = "'2026-11-20T10:00:00.000+00:00'";
-    const deal = (id: string, value: number, currency: string, close: string | null, at: string) =>
-      `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "currency", "expectedCloseDate", "stageId", "userId", "properties", "createdAt", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, '${currency}', ${close === null ? 'NULL' : `'${close}'`}, 's1', 'u1', '{}', '${at}', ${now})`;
     const statements = [
-      `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`,
-      `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${now})`,
-      `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${now})`,
-      `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${now})`,
-      deal('d1', 0.1, 'USD', '2026-01-05', '2026-03-01T10:00:00.000+00:00'),
-      deal('d2', 0.2, 'USD', '2026-01-31', '2026-03-01T23:00:00.000+00:00'),
-      deal('d3', 99999999999.9999, 'USD', null, '2026-03-02T00:00:00.000+00:00'),
-      deal('d4', 7, 'EUR', '2026-01-05', '2026-02-27T12:00:00.000+00:00'),
-      `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${now})`,
-      ...['l1', 'l2'].map((id) => `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('${id}', 'w1', 'tok-${id}', 'Plan', 'plan', 'EUR', 0, 'a1', ${now})`),
+      ...REPORT_FIXTURES,
+      insertDeal('d1', 0.1, 'USD', '2026-01-05', '2026-03-01T10:00:00.000+00:00'),
+      insertDeal('d2', 0.2, 'USD', '2026-01-31', '2026-03-01T23:00:00.000+00:00'),
+      insertDeal('d3', 99999999999.9999, 'USD', null, '2026-03-02T00:00:00.000+00:00'),
+      insertDeal('d4', 7, 'EUR', '2026-01-05', '2026-02-27T12:00:00.000+00:00'),
+      `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${NOW})`,
+      ...['l1', 'l2'].map((id) => `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('${id}', 'w1', 'tok-${id}', 'Plan', 'plan', 'EUR', 0, 'a1', ${NOW})`),
       ...[['t1', 'l1', 'paid', 0.1, '2026-03-01T23:59:59.999'], ['t2', 'l1', 'paid', 0.2, '2026-03-02T00:00:00.000'], ['t3', 'l2', 'failed', 7.0001, '2026-02-10T10:00:00.000']].map(
         ([id, link, status, amount, at]) =>
-          `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "status", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "createdAt", "updatedAt") VALUES ('${id}', 'w1', '${status}', '${id}', '${id}', 'a1', '${link}', ${amount}, 'EUR', '{}', '${at}+00:00', ${now})`,
+          `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "status", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "createdAt", "updatedAt") VALUES ('${id}', 'w1', '${status}', '${id}', '${id}', 'a1', '${link}', ${amount}, 'EUR', '{}', '${at}+00:00', ${NOW})`,
       ),
     ];
     for (const statement of statements) await sql(fresh.url, statement);
@@ -253,5 +258,54 @@ describe('the report_totals_by_day migration', () => {
     expect(closed).toEqual(expect.arrayContaining([['2026-02-01', '2026-02', 'USD', '1', '2000'], ['', '2026-01', 'USD', '1', '1000']]));
     expect(made).toEqual(expect.arrayContaining([['2026-02-27T13', '2026-02-27', '2026-02', 'USD', '1', '2000'], ['', '', '2026-03', 'USD', '1', '1000']]));
     expect(linked).toEqual(expect.arrayContaining([['', '2026-03', 'l1', 'paid', '1', '1000']]));
+  });
+});
+
+describe('the report_created_close_totals migration', () => {
+  it('counts the deals made before it by creation and close levels together, exactly, and its triggers keep them', async () => {
+    const { fresh, target } = await migratedUpTo('report_created_close_totals');
+    for (const statement of [
+      ...REPORT_FIXTURES,
+      insertDeal('d1', 0.1, 'USD', '2026-01-05', '2026-03-01T10:00:00.000+00:00'),
+      insertDeal('d2', 0.2, 'USD', '2026-01-05', '2026-03-01T10:30:00.000+00:00'),
+      insertDeal('d3', 99999999999.9999, 'USD', null, '2026-03-02T00:00:00.000+00:00'),
+    ])
+      await sql(fresh.url, statement);
+
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_report_created_close_totals$/));
+    const rows = async (query: string) => (await sql(fresh.url, query)).map((row) => Object.values(row).map(String));
+    const totals = () =>
+      rows(`SELECT "createdHour", "createdDay", "createdMonth", "closeDay", "closeMonth", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedCloseTotal" GROUP BY 1, 2, 3, 4, 5 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5`);
+    expect(await rows(`SELECT DISTINCT "slot" FROM "DealCreatedCloseTotal"`)).toEqual([['0']]);
+    // Each deal in its creation month's, day's and hour's rows, each of them by close month ('' for none) and close day.
+    expect(await totals()).toEqual([
+      ['', '', '2026-03', '', '', '1', '999999999999999'],
+      ['', '', '2026-03', '', '2026-01', '2', '3000'],
+      ['', '', '2026-03', '2026-01-05', '2026-01', '2', '3000'],
+      ['', '2026-03-01', '2026-03', '', '2026-01', '2', '3000'],
+      ['', '2026-03-01', '2026-03', '2026-01-05', '2026-01', '2', '3000'],
+      ['', '2026-03-02', '2026-03', '', '', '1', '999999999999999'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', '', '2026-01', '2', '3000'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', '2026-01-05', '2026-01', '2', '3000'],
+      ['2026-03-02T00', '2026-03-02', '2026-03', '', '', '1', '999999999999999'],
+    ]);
+
+    // Its triggers: a deal given a close date and moved to another hour, another gone.
+    await sql(fresh.url, `UPDATE "Deal" SET "expectedCloseDate" = '2026-02-01', "createdAt" = '2026-03-02T05:00:00.000+00:00' WHERE "id" = 'd3'`);
+    await sql(fresh.url, `DELETE FROM "Deal" WHERE "id" = 'd2'`);
+    expect(await totals()).toEqual([
+      ['', '', '2026-03', '', '2026-01', '1', '1000'],
+      ['', '', '2026-03', '', '2026-02', '1', '999999999999999'],
+      ['', '', '2026-03', '2026-01-05', '2026-01', '1', '1000'],
+      ['', '', '2026-03', '2026-02-01', '2026-02', '1', '999999999999999'],
+      ['', '2026-03-01', '2026-03', '', '2026-01', '1', '1000'],
+      ['', '2026-03-01', '2026-03', '2026-01-05', '2026-01', '1', '1000'],
+      ['', '2026-03-02', '2026-03', '', '2026-02', '1', '999999999999999'],
+      ['', '2026-03-02', '2026-03', '2026-02-01', '2026-02', '1', '999999999999999'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', '', '2026-01', '1', '1000'],
+      ['2026-03-01T10', '2026-03-01', '2026-03', '2026-01-05', '2026-01', '1', '1000'],
+      ['2026-03-02T05', '2026-03-02', '2026-03', '', '2026-02', '1', '999999999999999'],
+      ['2026-03-02T05', '2026-03-02', '2026-03', '2026-02-01', '2026-02', '1', '999999999999999'],
+    ]);
   });
 });

@@ -224,7 +224,7 @@ describe('reports: SQL statements per request', () => {
   /** How many statements a request sent, and which tables its sums came from. */
   const sent = async (api: Client, path: string) => {
     const statements = await sentStatements(app, async () => expect((await api.get(path)).status).toBe(200));
-    const read = ['"DealTotal"', '"DealCreatedTotal"', '"Deal"', '"PaymentDayTotal"', '"PaymentLinkTotal"', '"PaymentTransaction"'].filter((table) => statements.some((sql) => sql.includes(`FROM ${table}`)));
+    const read = ['"DealTotal"', '"DealCreatedTotal"', '"DealCreatedCloseTotal"', '"Deal"', '"PaymentDayTotal"', '"PaymentLinkTotal"', '"PaymentTransaction"'].filter((table) => statements.some((sql) => sql.includes(`FROM ${table}`)));
     return { count: statements.length, read };
   };
 
@@ -247,9 +247,10 @@ describe('reports: SQL statements per request', () => {
     expect(await sent(api, '/reports/payments?group_by=week&from=2026-05-05&to=2026-05-05&status=paid&currency=EUR')).toEqual({ count: 1, read: ['"PaymentDayTotal"'] });
     expect(await sent(api, '/reports/payments?group_by=payment_link&status=paid')).toEqual({ count: 2, read: ['"PaymentLinkTotal"'] });
     expect(await sent(api, '/reports/payments?group_by=payment_link&from=2026-04-10&to=2026-05-05')).toEqual({ count: 2, read: ['"PaymentLinkTotal"'] });
-    // What the totals cannot answer, creation and close dates together, is summed over the deals created since, in as many statements.
-    expect(await sent(api, '/reports/pipeline?group_by=expected_close_month&created_since=2026-01-01T00:00:00Z')).toEqual({ count: 3, read: ['"Deal"'] });
-    expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T00:00:00Z&expected_close_to=2026-05-31')).toEqual({ count: 3, read: ['"Deal"'] });
+    // Creation and close dates together: the totals that keep both (and, inside an hour, that hour's deals).
+    expect(await sent(api, '/reports/pipeline?group_by=expected_close_month&created_since=2026-01-01T00:00:00Z')).toEqual({ count: 3, read: ['"DealCreatedCloseTotal"'] });
+    expect(await sent(api, '/reports/pipeline?created_since=2026-01-01T00:00:00Z&expected_close_to=2026-05-31')).toEqual({ count: 3, read: ['"DealCreatedCloseTotal"'] });
+    expect(await sent(api, '/reports/pipeline?group_by=user&created_since=2026-01-01T10:20:00Z&expected_close_from=2026-05-02')).toEqual({ count: 4, read: ['"DealCreatedCloseTotal"', '"Deal"'] });
   });
 
   it('answers every filter from the totals: a change made to a total alone shows in the answer', async () => {
@@ -278,6 +279,10 @@ describe('reports: SQL statements per request', () => {
       [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=user&created_since=2026-03-10T04:10:00Z`, 'DealCreatedTotal', { createdHour: '2026-03-10T04', createdDay: '2026-03-10', createdMonth: '2026-03' }],
       [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:40:00Z`, 'DealCreatedTotal', { createdHour: '2026-03-10T21', createdDay: '2026-03-10', createdMonth: '2026-03' }],
       [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-10T19:40:00Z`, 'DealCreatedTotal', { createdHour: '', createdDay: '2026-03-15', createdMonth: '2026-03' }],
+      // created_since with close dates or by close month: the creation levels' rows of the close months held whole and the days of those cut.
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&group_by=expected_close_month&created_since=2026-03-10T19:40:00Z`, 'DealCreatedCloseTotal', { createdHour: '2026-03-10T21', createdDay: '2026-03-10', createdMonth: '2026-03', closeDay: '', closeMonth: '2026-02' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-01T00:00:00Z&expected_close_to=2026-01-31`, 'DealCreatedCloseTotal', { createdHour: '', createdDay: '', createdMonth: '2026-03', closeDay: '', closeMonth: '2026-01' }],
+      [`/reports/pipeline?pipeline_id=${pipeline.id}&created_since=2026-03-09T12:00:00Z&expected_close_from=2026-01-10&expected_close_to=2026-01-20`, 'DealCreatedCloseTotal', { createdHour: '', createdDay: '2026-03-10', createdMonth: '2026-03', closeDay: '2026-01-15', closeMonth: '2026-01' }],
       ['/reports/payments?group_by=payment_link&from=2026-03-02&to=2026-03-20', 'PaymentLinkTotal', { day: '2026-03-04', month: '2026-03' }],
       ['/reports/payments?group_by=payment_link&to=2026-03-31', 'PaymentLinkTotal', { day: '', month: '2026-03' }],
     ];
@@ -328,7 +333,10 @@ describe('reports from the stored totals', () => {
     const ten = (column: string) => Prisma.raw(`SUM(CAST(ROUND("${column}" * 10000) AS BIGINT))`);
     const ws = Prisma.sql`"workspaceId" = ${workspaceId}`;
     // A total's rows over its slots, and the same two levels (a month's row, day '', and the day's) grouped from the records.
-    const [deals, dealRows, created, createdRows, days, dayRows, links, linkRows] = await Promise.all([
+    // DealCreatedCloseTotal: each creation level of DealCreatedTotal's reference crossed with the close levels of DealTotal's.
+    const closeLevels = Prisma.sql`SELECT '' AS "closeDay", COALESCE(substr("expectedCloseDate", 1, 7), '') AS "closeMonth", d.* FROM "Deal" d WHERE ${ws}
+        UNION ALL SELECT "expectedCloseDate", substr("expectedCloseDate", 1, 7), d.* FROM "Deal" d WHERE ${ws} AND "expectedCloseDate" IS NOT NULL`;
+    const [deals, dealRows, created, createdRows, both, bothRows, days, dayRows, links, linkRows] = await Promise.all([
       db.$queryRaw<Record<string, unknown>[]>`SELECT "closeDay", "closeMonth", "stageId", "userId", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5`,
       db.$queryRaw<Record<string, unknown>[]>`
         SELECT '' AS "closeDay", COALESCE(substr("expectedCloseDate", 1, 7), '') AS "closeMonth", "stageId", "userId", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM "Deal" WHERE ${ws} GROUP BY 2, 3, 4, 5
@@ -343,6 +351,14 @@ describe('reports from the stored totals', () => {
         UNION ALL
         SELECT ${hour}, ${day}, ${month}, "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM "Deal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5, 6
         ORDER BY 1, 2, 3, 4, 5, 6`,
+      db.$queryRaw<Record<string, unknown>[]>`SELECT "createdHour", "createdDay", "createdMonth", "closeDay", "closeMonth", "stageId", "userId", "currency", SUM("deals") AS n, SUM("value") AS v FROM "DealCreatedCloseTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 HAVING SUM("deals") <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`,
+      db.$queryRaw<Record<string, unknown>[]>`
+        SELECT '' AS "createdHour", '' AS "createdDay", ${month} AS "createdMonth", "closeDay", "closeMonth", "stageId", "userId", "currency", COUNT(*) AS n, ${ten('estimatedValue')} AS v FROM (${closeLevels}) x GROUP BY 3, 4, 5, 6, 7, 8
+        UNION ALL
+        SELECT '', ${day}, ${month}, "closeDay", "closeMonth", "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM (${closeLevels}) x GROUP BY 2, 3, 4, 5, 6, 7, 8
+        UNION ALL
+        SELECT ${hour}, ${day}, ${month}, "closeDay", "closeMonth", "stageId", "userId", "currency", COUNT(*), ${ten('estimatedValue')} FROM (${closeLevels}) x GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+        ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`,
       db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentDayTotal" WHERE ${ws} GROUP BY 1, 2, 3 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3`,
       db.$queryRaw<Record<string, unknown>[]>`SELECT ${day} AS "day", "status", "currency", COUNT(*) AS n, ${ten('amount')} AS v FROM "PaymentTransaction" WHERE ${ws} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       db.$queryRaw<Record<string, unknown>[]>`SELECT "day", "month", "paymentLinkId", "status", "currency", SUM("payments") AS n, SUM("amount") AS v FROM "PaymentLinkTotal" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5 HAVING SUM("payments") <> 0 ORDER BY 1, 2, 3, 4, 5`,
@@ -352,9 +368,10 @@ describe('reports from the stored totals', () => {
         SELECT ${day}, ${month}, "paymentLinkId", "status", "currency", COUNT(*), ${ten('amount')} FROM "PaymentTransaction" WHERE ${ws} GROUP BY 1, 2, 3, 4, 5
         ORDER BY 1, 2, 3, 4, 5`,
     ]);
-    expect({ deals: text(deals), created: text(created), days: text(days), links: text(links) }).toEqual({
+    expect({ deals: text(deals), created: text(created), both: text(both), days: text(days), links: text(links) }).toEqual({
       deals: text(dealRows),
       created: text(createdRows),
+      both: text(bothRows),
       days: text(dayRows),
       links: text(linkRows),
     });
@@ -362,6 +379,7 @@ describe('reports from the stored totals', () => {
     const empty = await db.$queryRaw<[{ n: unknown }]>`
       SELECT (SELECT COUNT(*) FROM "DealTotal" WHERE ${ws} AND "deals" = 0 AND "value" = 0)
            + (SELECT COUNT(*) FROM "DealCreatedTotal" WHERE ${ws} AND "deals" = 0 AND "value" = 0)
+           + (SELECT COUNT(*) FROM "DealCreatedCloseTotal" WHERE ${ws} AND "deals" = 0 AND "value" = 0)
            + (SELECT COUNT(*) FROM "PaymentDayTotal" WHERE ${ws} AND "payments" = 0 AND "amount" = 0)
            + (SELECT COUNT(*) FROM "PaymentLinkTotal" WHERE ${ws} AND "payments" = 0 AND "amount" = 0) AS n`;
     expect(Number(empty[0].n)).toBe(0);
@@ -423,7 +441,11 @@ describe('reports from the stored totals', () => {
       { userId },
       { userId, expectedCloseFrom: '2026-01-16', expectedCloseTo: '2026-02-20' },
       { userId, createdSince: new Date('2026-03-01T12:00:00.000Z'), since: '2026-03-01T12:00:00.000Z' },
-      { expectedCloseFrom: '2026-01-16', createdSince: new Date('2026-03-01T12:00:00.000Z'), since: '2026-03-01T12:00:00.000Z' },
+      // created_since with close dates: inside an hour's first half and its later half (a deal of the hour on either side of it), a midnight.
+      ...['2026-03-01T18:10:00.000Z', '2026-02-28T23:40:00.000Z', '2026-02-01T00:00:00.000Z'].flatMap((since) =>
+        [['2026-01-16'], [undefined, '2026-02-27'], ['2026-02-01', '2026-02-14']].map(([expectedCloseFrom, expectedCloseTo]) => ({ expectedCloseFrom, expectedCloseTo, createdSince: new Date(since), since })),
+      ),
+      { userId, expectedCloseTo: '2026-02-20', createdSince: new Date('2026-03-01T12:40:00.000Z'), since: '2026-03-01T12:40:00.000Z' },
     ];
     for (const pipelineId of pipelineIds) {
       for (const groupBy of DEAL_REPORT_GROUPS) {

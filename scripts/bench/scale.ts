@@ -115,6 +115,7 @@ try {
     ['reports: pipeline by owner, `created_since` mid-day', `/reports/pipeline?group_by=user&created_since=${encodeURIComponent(createdSince.toISOString())}`],
     ['reports: pipeline by stage, `created_since` a midnight', `/reports/pipeline?created_since=${encodeURIComponent(createdSinceMidnight.toISOString())}`],
     ['reports: pipeline by close month, `created_since` mid-day', `/reports/pipeline?group_by=expected_close_month&created_since=${encodeURIComponent(createdSince.toISOString())}`],
+    ['reports: pipeline by owner, `created_since` mid-day, close dates inside months', `/reports/pipeline?group_by=user&created_since=${encodeURIComponent(createdSince.toISOString())}&expected_close_from=2025-03-15&expected_close_to=2026-09-10`],
     ['reports: payments by month', '/reports/payments'],
     ['reports: payments by status', '/reports/payments?group_by=status'],
     ['reports: payments by day, paid, one month', `/reports/payments?group_by=day&status=paid&from=${monthAgo.from}&to=${monthAgo.to}`],

@@ -23,6 +23,7 @@ const LIST_COUNT: SlottedCounters = { table: 'ListCount', key: ['workspaceId', '
 const REPORT_TOTALS: SlottedCounters[] = [
   { table: 'DealTotal', key: ['workspaceId', 'closeDay', 'closeMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
   { table: 'DealCreatedTotal', key: ['workspaceId', 'createdHour', 'createdDay', 'createdMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
+  { table: 'DealCreatedCloseTotal', key: ['workspaceId', 'createdHour', 'createdDay', 'createdMonth', 'closeDay', 'closeMonth', 'stageId', 'userId', 'currency'], sums: ['deals', 'value'] },
   { table: 'PaymentDayTotal', key: ['workspaceId', 'day', 'status', 'currency'], sums: ['payments', 'amount'] },
   { table: 'PaymentLinkTotal', key: ['workspaceId', 'day', 'month', 'paymentLinkId', 'status', 'currency'], sums: ['payments', 'amount'] },
 ];

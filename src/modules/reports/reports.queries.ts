@@ -6,11 +6,11 @@ import type { DEAL_REPORT_GROUPS, PAYMENT_REPORT_GROUPS } from './reports.input.
 /**
  * The reports' sums (API.md section 10), exact: integers of ten-thousandths (see
  * `fromTenThousandths`). They are read from the running totals the writes keep (DealTotal,
- * DealCreatedTotal, PaymentDayTotal, PaymentLinkTotal; see models.prisma): a few thousand
- * rows at most, however many deals or transactions. One combination of filters is summed over
- * the rows instead (`dealSource`). The GROUP BY over the rows themselves, SUM(ROUND(x *
- * 10000)), the same statement on both databases (only the calendar functions differ by
- * dialect), is the reference the totals always equal (`dealSumsFromRows`, `paymentSumsFromRows`).
+ * DealCreatedTotal, DealCreatedCloseTotal, PaymentDayTotal, PaymentLinkTotal; see
+ * models.prisma): rows per calendar key and group, however many deals or transactions
+ * (`dealSource`). The GROUP BY over the rows themselves, SUM(ROUND(x * 10000)), the same
+ * statement on both databases (only the calendar functions differ by dialect), is the
+ * reference the totals always equal (`dealSumsFromRows`, `paymentSumsFromRows`).
  */
 
 /** A sum as the driver returns it (a bigint or number on SQLite, a Decimal on PostgreSQL), exactly. */
@@ -35,9 +35,10 @@ const keyOf = (instant: Date, length: 7 | 10 | 13) => (/^\d{4}-/.test(instant.to
  * inclusive, either or both left open): the rows of the months the range holds whole, and the
  * day rows of the months it cuts, at most two (its first and its last). Without a range, the
  * month rows, including '' (a deal without a close date), which any range leaves out. Each
- * part is a range of the table's key (workspace, day, month, ...).
+ * part is a range of the table's key (workspace, day, month, ...), or with `listDays` the days
+ * of a cut month one by one (where the day is followed in the key by what else is asked).
  */
-function calendarRows(month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: string): Prisma.Sql {
+function calendarParts(month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: string, listDays = false): Prisma.Sql[] {
   const [fromMonth, toMonth] = [from?.slice(0, 7), to?.slice(0, 7)];
   const fromCuts = !!from && !from.endsWith('-01');
   const toCuts = !!to && nextDay(to).getUTCDate() !== 1;
@@ -54,7 +55,18 @@ function calendarRows(month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: st
     if (fromCuts) days.push([from!, `${fromMonth}-31`]);
     if (toCuts) days.push([`${toMonth}-01`, to!]);
   }
-  return Prisma.sql`(${Prisma.join([Prisma.sql`(${months})`, ...days.map(([first, last]) => Prisma.sql`${day} BETWEEN ${first} AND ${last}`)], ' OR ')})`;
+  const dayRows = ([first, last]: [string, string]) =>
+    listDays ? Prisma.sql`${day} IN (${Prisma.join(daysBetween(first, last))})` : Prisma.sql`${day} BETWEEN ${first} AND ${last}`;
+  return [Prisma.sql`(${months})`, ...days.map(dayRows)];
+}
+
+const calendarRows = (month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: string) => Prisma.sql`(${Prisma.join(calendarParts(month, day, from, to), ' OR ')})`;
+
+/** The calendar's days from `first` to `last` (`YYYY-MM-DD`, both inclusive; `last` may be a month's '-31' it lacks). */
+function daysBetween(first: string, last: string): string[] {
+  const days: string[] = [];
+  for (let day = first; day <= last; day = nextDay(day).toISOString().slice(0, 10)) days.push(day);
+  return days;
 }
 
 export interface DealSum {
@@ -81,19 +93,17 @@ const dealSumOf = (r: DealSumRow): DealSum => ({ key: r.key, stageId: r.stageId,
 
 /**
  * What a deal report adds up: rows of ("stageId", "userId", "closeMonth", "currency", "deals",
- * "value"), from the totals or from the deals. The one rule:
+ * "value"), from the totals (or, for the one instant too far from the calendar to name its
+ * hour, from the deals). The one rule:
  * - without `created_since`: DealTotal, by close month and day (any close dates, any grouping);
- * - with `created_since`, grouped by stage or owner and without close dates: DealCreatedTotal,
- *   by creation month, day and hour, and the deals of its own hour read from the rows (at most
- *   half an hour's: `dealTotalsByCreation`);
- * - `created_since` with close dates or grouped by close month: the deals created since, read
- *   through the (workspaceId, createdAt) index. The totals know creation and close dates only
- *   apart; keeping them together would count every pair of days.
+ * - with `created_since`: by creation month, day and hour, and the deals of its own hour read
+ *   from the rows (at most half an hour's: `dealTotalsByCreation`); from DealCreatedTotal, or,
+ *   with close dates or grouped by close month, from DealCreatedCloseTotal, which keeps the
+ *   close month and day beside the creation levels.
  */
 function dealSource(db: Db, f: DealSumsFilter): Prisma.Sql {
   if (!f.createdSince) return dealTotalsByClose(db, f);
-  const byCreation = f.groupBy !== 'expected_close_month' && !f.expectedCloseFrom && !f.expectedCloseTo && dealTotalsByCreation(db, f.createdSince);
-  return byCreation || dealRows(db, f);
+  return dealTotalsByCreation(db, f.createdSince, f) ?? dealRows(db, f);
 }
 
 function dealTotalsByClose(db: Db, f: DealSumsFilter): Prisma.Sql {
@@ -103,13 +113,15 @@ function dealTotalsByClose(db: Db, f: DealSumsFilter): Prisma.Sql {
 }
 
 /**
- * `created_since` from DealCreatedTotal's three levels (models.prisma): the whole hours from
+ * `created_since` from the creation totals' three levels (models.prisma): the whole hours from
  * its own on (or from the next, in the later half of its hour) to the end of that day, the
  * rest of that month's days, the later months; and the deals of its hour from the rows: those
  * created before it taken away, or those after it added (so at most half an hour's deals).
- * Undefined when the hours cannot be named.
+ * Close dates, or grouping by close month, read DealCreatedCloseTotal's rows of those close
+ * days and months (as DealTotal's are read) instead of DealCreatedTotal. Undefined when the
+ * hours cannot be named.
  */
-function dealTotalsByCreation(db: Db, since: Date): Prisma.Sql | undefined {
+function dealTotalsByCreation(db: Db, since: Date, f: DealSumsFilter): Prisma.Sql | undefined {
   const hourStart = Math.floor(since.getTime() / HOUR_MS) * HOUR_MS;
   const intoHour = since.getTime() - hourStart;
   const later = intoHour > HOUR_MS / 2;
@@ -126,20 +138,40 @@ function dealTotalsByCreation(db: Db, since: Date): Prisma.Sql | undefined {
     midnight && !firstOfMonth && Prisma.sql`(t."createdHour" = '' AND t."createdDay" >= ${day} AND t."createdDay" <= ${`${month}-31`})`,
     !midnight && Prisma.sql`(t."createdHour" = '' AND t."createdDay" > ${day} AND t."createdDay" <= ${`${month}-31`})`,
     // The day's hours from this one.
-    !midnight && Prisma.sql`t."createdHour" BETWEEN ${hour} AND ${`${day}T23`}`,
+    !midnight && Prisma.sql`(t."createdHour" BETWEEN ${hour} AND ${`${day}T23`})`,
   ];
-  const rows = Prisma.join(parts.filter((part): part is Prisma.Sql => !!part), ' OR ');
-  const totals = Prisma.sql`
+  const created = parts.filter((part): part is Prisma.Sql => !!part);
+  const byClose = f.groupBy === 'expected_close_month' || !!f.expectedCloseFrom || !!f.expectedCloseTo;
+  // With close dates: each creation part of each close part, on its own, so that each is one
+  // range of DealCreatedCloseTotal's key (close day first, then the creation levels).
+  const closed = calendarParts(Prisma.sql`t."closeMonth"`, Prisma.sql`t."closeDay"`, f.expectedCloseFrom, f.expectedCloseTo, true);
+  const totals = byClose
+    ? Prisma.join(
+        closed.flatMap((close) =>
+          created.map(
+            (creation) => Prisma.sql`
+    SELECT t."stageId", t."userId", NULLIF(t."closeMonth", '') AS "closeMonth", t."currency", t."deals", t."value" FROM "DealCreatedCloseTotal" t
+     WHERE t."workspaceId" = ${workspaceOf(db)} AND ${creation} AND ${close}`,
+          ),
+        ),
+        '\n    UNION ALL',
+      )
+    : Prisma.sql`
     SELECT t."stageId", t."userId", NULL AS "closeMonth", t."currency", t."deals", t."value" FROM "DealCreatedTotal" t
-     WHERE t."workspaceId" = ${workspaceOf(db)} AND (${rows})`;
+     WHERE t."workspaceId" = ${workspaceOf(db)} AND (${Prisma.join(created, ' OR ')})`;
   if (intoHour === 0) return totals;
   // The deals of `since`'s hour on the other side of it, added up per group before they meet the totals.
   const [first, end, sign] = later ? [since, from, Prisma.raw('1')] : [from, since, Prisma.raw('-1')];
+  const closeMonth = Prisma.sql`substr(d."expectedCloseDate", 1, 7)`;
   return Prisma.sql`${totals}
     UNION ALL
-    SELECT d."stageId", d."userId", NULL, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
-     WHERE d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${first} AND d."createdAt" < ${end}
-     GROUP BY d."stageId", d."userId", d."currency"`;
+    SELECT d."stageId", d."userId", ${byClose ? closeMonth : Prisma.sql`NULL`}, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
+     WHERE ${where([
+       Prisma.sql`d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${first} AND d."createdAt" < ${end}`,
+       f.expectedCloseFrom && Prisma.sql`d."expectedCloseDate" >= ${f.expectedCloseFrom}`,
+       f.expectedCloseTo && Prisma.sql`d."expectedCloseDate" <= ${f.expectedCloseTo}`,
+     ])}
+     GROUP BY d."stageId", d."userId", ${byClose ? Prisma.sql`${closeMonth}, ` : Prisma.empty}d."currency"`;
 }
 
 function dealRows(db: Db, f: DealSumsFilter): Prisma.Sql {

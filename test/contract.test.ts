@@ -108,7 +108,10 @@ describe.each(restRoutes.filter((r) => r.method === 'POST' || r.method === 'PUT'
     const fields = bodyFields(route);
     const bodies = [
       ...HOSTILE.map((value) => Object.fromEntries(fields.map((f) => [f, value]))),
-      ...(route.method === 'PUT' ? fields.flatMap((f) => HOSTILE.map((value) => ({ [f]: value }))) : []),
+      // A PUT also gets one field at a time (nothing else to fail first): each field a third of the
+      // values, in turn, so that every value reaches a third of the fields (the bodies above give
+      // every field every value at once): two thirds fewer requests than the whole cross product.
+      ...(route.method === 'PUT' ? fields.flatMap((f, i) => HOSTILE.filter((_, j) => (i + j) % 3 === 0).map((value) => ({ [f]: value }))) : []),
       ...HOSTILE.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)),
     ];
     // Every row of the workspace (links included) and its own settings row, read straight from the

@@ -114,6 +114,19 @@ describe('GET /reports/pipeline', () => {
     expect((await api.get(`${path}&created_since=2025-01-01T00:00:00.000Z`)).body.data.map((r: { count: number }) => r.count)).toEqual([1, 1, 1]);
   });
 
+  it('close dates at the calendar\'s ends with created_since: the cut months\' days are the calendar\'s, the last month of 9999 too', async () => {
+    const api = await newClient(app);
+    const { pipeline, zeta, bob, deal } = await pipelineOf(api);
+    await deal(zeta, bob, 7, '9999-12-20');
+    await deal(zeta, bob, 5, '0100-01-05');
+    // Inside an hour (its deals read from the rows too), before every deal.
+    const since = 'created_since=2000-01-01T00:10:00Z';
+    const path = `/reports/pipeline?pipeline_id=${pipeline.id}&group_by=expected_close_month&${since}`;
+    expect((await api.get(`${path}&expected_close_from=9999-12-15`)).body.data).toEqual([{ group: '9999-12', currency: 'USD', count: 1, total: 7, weighted_total: 3.5 }]);
+    expect((await api.get(`${path}&expected_close_from=9999-12-21&expected_close_to=9999-12-31`)).body.data).toEqual([]);
+    expect((await api.get(`${path}&expected_close_to=0100-01-10`)).body.data).toEqual([{ group: '0100-01', currency: 'USD', count: 1, total: 5, weighted_total: 2.5 }]);
+  });
+
   it('answers an empty list for a pipeline without deals, and for a workspace without pipelines', async () => {
     const api = await newClient(app);
     expect([(await api.get('/reports/pipeline')).status, (await api.get('/reports/pipeline')).body]).toEqual([200, { data: [] }]);

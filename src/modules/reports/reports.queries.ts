@@ -62,10 +62,15 @@ function calendarParts(month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: s
 
 const calendarRows = (month: Prisma.Sql, day: Prisma.Sql, from?: string, to?: string) => Prisma.sql`(${Prisma.join(calendarParts(month, day, from, to), ' OR ')})`;
 
-/** The calendar's days from `first` to `last` (`YYYY-MM-DD`, both inclusive; `last` may be a month's '-31' it lacks). */
+/**
+ * The calendar's days from `first` to `last`, both inclusive, of one month (`YYYY-MM-DD`;
+ * `last` may be a '-31' the month lacks). The month bounds the walk: the day after 9999-12-31
+ * is written '+010000-01-01', which sorts before any 'YYYY'.
+ */
 function daysBetween(first: string, last: string): string[] {
   const days: string[] = [];
-  for (let day = first; day <= last; day = nextDay(day).toISOString().slice(0, 10)) days.push(day);
+  const month = first.slice(0, 7);
+  for (let day = first; day <= last && day.startsWith(month); day = nextDay(day).toISOString().slice(0, 10)) days.push(day);
   return days;
 }
 

@@ -1,7 +1,7 @@
 -- created_since with close dates, or grouped by close month, from totals as well (see
 -- models.prisma): DealCreatedCloseTotal counts each deal in the rows of its creation levels
 -- (month, day, hour) crossed with its close levels (month, day). Its triggers are made (and
--- DealTotal's and DealCreatedTotal's made again, cheaper), and the table filled from the deals,
+-- the other totals' made again, cheaper), and the table filled from the deals,
 -- in the migration's one transaction (SQLite's one writer: no write falls between).
 -- CreateTable
 CREATE TABLE "DealCreatedCloseTotal" (
@@ -57,6 +57,27 @@ CREATE TRIGGER "DealCreatedTotal_add_insert" INSTEAD OF INSERT ON "DealCreatedTo
   DELETE FROM "DealCreatedTotal" WHERE NEW."deals" < 0 AND "deals" = 0 AND "workspaceId" = NEW."workspaceId" AND "createdHour" = '' AND "createdDay" = '' AND "createdMonth" = substr(NEW."createdAt", 1, 7) AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0;
   DELETE FROM "DealCreatedTotal" WHERE NEW."deals" < 0 AND "deals" = 0 AND "workspaceId" = NEW."workspaceId" AND "createdHour" = '' AND "createdDay" = substr(NEW."createdAt", 1, 10) AND "createdMonth" = substr(NEW."createdAt", 1, 7) AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0;
   DELETE FROM "DealCreatedTotal" WHERE NEW."deals" < 0 AND "deals" = 0 AND "workspaceId" = NEW."workspaceId" AND "createdHour" = substr(NEW."createdAt", 1, 13) AND "createdDay" = substr(NEW."createdAt", 1, 10) AND "createdMonth" = substr(NEW."createdAt", 1, 7) AND "stageId" = NEW."stageId" AND "userId" = NEW."userId" AND "currency" = NEW."currency" AND "slot" = 0;
+END;
+
+-- PaymentTotal_add (report_totals_by_day) the same way: a transaction's status change took
+-- ~0.7 ms of SQLite's time in it, against ~0.1 ms for the rest of the UPDATE.
+DROP TRIGGER "PaymentTotal_add_insert";
+CREATE TRIGGER "PaymentTotal_add_insert" INSTEAD OF INSERT ON "PaymentTotal_add" BEGIN
+  INSERT INTO "PaymentDayTotal" ("workspaceId", "day", "status", "currency", "payments", "amount")
+  SELECT NEW."workspaceId", substr(NEW."createdAt", 1, 10), NEW."status", NEW."currency", NEW."payments", NEW."amount"
+   WHERE EXISTS (SELECT 1 FROM "Workspace" w WHERE w."id" = NEW."workspaceId")
+  ON CONFLICT ("workspaceId", "day", "status", "currency", "slot")
+  DO UPDATE SET "payments" = "payments" + excluded."payments", "amount" = "amount" + excluded."amount";
+  DELETE FROM "PaymentDayTotal" WHERE NEW."payments" < 0 AND "payments" = 0 AND "workspaceId" = NEW."workspaceId" AND "day" = substr(NEW."createdAt", 1, 10)
+     AND "status" = NEW."status" AND "currency" = NEW."currency" AND "slot" = 0;
+  INSERT INTO "PaymentLinkTotal" ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "payments", "amount")
+  SELECT * FROM (VALUES (NEW."workspaceId", '', substr(NEW."createdAt", 1, 7), NEW."paymentLinkId", NEW."status", NEW."currency", NEW."payments", NEW."amount"),
+                        (NEW."workspaceId", substr(NEW."createdAt", 1, 10), substr(NEW."createdAt", 1, 7), NEW."paymentLinkId", NEW."status", NEW."currency", NEW."payments", NEW."amount"))
+   WHERE EXISTS (SELECT 1 FROM "Workspace" w WHERE w."id" = NEW."workspaceId")
+  ON CONFLICT ("workspaceId", "day", "month", "paymentLinkId", "status", "currency", "slot")
+  DO UPDATE SET "payments" = "payments" + excluded."payments", "amount" = "amount" + excluded."amount";
+  DELETE FROM "PaymentLinkTotal" WHERE NEW."payments" < 0 AND "payments" = 0 AND "workspaceId" = NEW."workspaceId" AND "day" = '' AND "month" = substr(NEW."createdAt", 1, 7) AND "paymentLinkId" = NEW."paymentLinkId" AND "status" = NEW."status" AND "currency" = NEW."currency" AND "slot" = 0;
+  DELETE FROM "PaymentLinkTotal" WHERE NEW."payments" < 0 AND "payments" = 0 AND "workspaceId" = NEW."workspaceId" AND "day" = substr(NEW."createdAt", 1, 10) AND "month" = substr(NEW."createdAt", 1, 7) AND "paymentLinkId" = NEW."paymentLinkId" AND "status" = NEW."status" AND "currency" = NEW."currency" AND "slot" = 0;
 END;
 
 -- As DealCreatedTotal_add (report_totals_by_day), its creation levels crossed with

@@ -39,11 +39,14 @@ interface Variant {
   writes: number;
 }
 
+/** The scratch databases: SQLite files, or PostgreSQL databases; removed at the end. */
 const scratch: string[] = [];
+const sqliteFiles = (file: string) => ['', '-wal', '-shm'].map((suffix) => file + suffix);
 async function databaseUrl(name: string): Promise<string> {
   if (values.database === 'sqlite') {
     const file = resolve(`data/bench-search-index-${name}.db`);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    for (const path of sqliteFiles(file)) rmSync(path, { force: true });
+    scratch.push(file);
     return `file:${file}`;
   }
   const database = `salesgraph_search_index_${name}_${process.pid}`;
@@ -110,7 +113,8 @@ try {
   await without.close();
 } finally {
   rmSync(copy, { recursive: true, force: true });
-  if (scratch.length) {
+  if (values.database === 'sqlite') for (const file of scratch) for (const path of sqliteFiles(file)) rmSync(path, { force: true });
+  else if (scratch.length) {
     const admin = new pg.Client({ connectionString: values.database });
     await admin.connect();
     for (const database of scratch) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);

@@ -74,6 +74,12 @@ function daysBetween(first: string, last: string): string[] {
   return days;
 }
 
+/** A report's `expected_close_from` / `_to` conditions on the deals themselves (alias `d`). */
+const closeDateConditions = (f: DealSumsFilter) => [
+  f.expectedCloseFrom && Prisma.sql`d."expectedCloseDate" >= ${f.expectedCloseFrom}`,
+  f.expectedCloseTo && Prisma.sql`d."expectedCloseDate" <= ${f.expectedCloseTo}`,
+];
+
 export interface DealSum {
   /** The group's key: a stage id, a user id, a `YYYY-MM` (null: no expected close date). */
   key: string | null;
@@ -149,10 +155,9 @@ function dealTotalsByCreation(db: Db, since: Date, f: DealSumsFilter): Prisma.Sq
   const byClose = f.groupBy === 'expected_close_month' || !!f.expectedCloseFrom || !!f.expectedCloseTo;
   // With close dates: each creation part of each close part, on its own, so that each is one
   // range of DealCreatedCloseTotal's key (close day first, then the creation levels).
-  const closed = calendarParts(Prisma.sql`t."closeMonth"`, Prisma.sql`t."closeDay"`, f.expectedCloseFrom, f.expectedCloseTo, true);
   const totals = byClose
     ? Prisma.join(
-        closed.flatMap((close) =>
+        calendarParts(Prisma.sql`t."closeMonth"`, Prisma.sql`t."closeDay"`, f.expectedCloseFrom, f.expectedCloseTo, true).flatMap((close) =>
           created.map(
             (creation) => Prisma.sql`
     SELECT t."stageId", t."userId", NULLIF(t."closeMonth", '') AS "closeMonth", t."currency", t."deals", t."value" FROM "DealCreatedCloseTotal" t
@@ -173,8 +178,7 @@ function dealTotalsByCreation(db: Db, since: Date, f: DealSumsFilter): Prisma.Sq
     SELECT d."stageId", d."userId", ${byClose ? closeMonth : Prisma.sql`NULL`}, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
      WHERE ${where([
        Prisma.sql`d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${first} AND d."createdAt" < ${end}`,
-       f.expectedCloseFrom && Prisma.sql`d."expectedCloseDate" >= ${f.expectedCloseFrom}`,
-       f.expectedCloseTo && Prisma.sql`d."expectedCloseDate" <= ${f.expectedCloseTo}`,
+       ...closeDateConditions(f),
      ])}
      GROUP BY d."stageId", d."userId", ${byClose ? Prisma.sql`${closeMonth}, ` : Prisma.empty}d."currency"`;
 }
@@ -186,8 +190,7 @@ function dealRows(db: Db, f: DealSumsFilter): Prisma.Sql {
      WHERE ${where([
        Prisma.sql`d."workspaceId" = ${workspaceOf(db)}`,
        f.createdSince && Prisma.sql`d."createdAt" >= ${f.createdSince}`,
-       f.expectedCloseFrom && Prisma.sql`d."expectedCloseDate" >= ${f.expectedCloseFrom}`,
-       f.expectedCloseTo && Prisma.sql`d."expectedCloseDate" <= ${f.expectedCloseTo}`,
+       ...closeDateConditions(f),
      ])}`;
 }
 

@@ -12,7 +12,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { buildService } from './processes.js';
 
 const { values } = parseArgs({ options: { database: { type: 'string', default: 'sqlite' }, rounds: { type: 'string', default: '20' }, batch: { type: 'string', default: '100' } } });
@@ -39,25 +39,12 @@ interface Variant {
   writes: number;
 }
 
-/** The scratch databases: SQLite files, or PostgreSQL databases; removed at the end. */
-const scratch: string[] = [];
-const sqliteFiles = (file: string) => ['', '-wal', '-shm'].map((suffix) => file + suffix);
-async function databaseUrl(name: string): Promise<string> {
-  if (values.database === 'sqlite') {
-    const file = resolve(`data/bench-search-index-${name}.db`);
-    for (const path of sqliteFiles(file)) rmSync(path, { force: true });
-    scratch.push(file);
-    return `file:${file}`;
-  }
-  const database = `salesgraph_search_index_${name}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: values.database });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
+/** The scratch databases, dropped at the end. */
+const scratch: { drop(): Promise<void> }[] = [];
+async function databaseUrl(label: string): Promise<string> {
+  const database = await scratchDatabase(values.database === 'sqlite' ? 'sqlite' : 'postgresql', values.database!, `search_index_${label}`);
   scratch.push(database);
-  const url = new URL(values.database!);
-  url.pathname = `/${database}`;
-  return url.toString();
+  return database.url;
 }
 
 async function variant(label: string, build: string): Promise<Variant> {
@@ -113,12 +100,6 @@ try {
   await without.close();
 } finally {
   rmSync(copy, { recursive: true, force: true });
-  if (values.database === 'sqlite') for (const file of scratch) for (const path of sqliteFiles(file)) rmSync(path, { force: true });
-  else if (scratch.length) {
-    const admin = new pg.Client({ connectionString: values.database });
-    await admin.connect();
-    for (const database of scratch) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-  }
+  await Promise.all(scratch.map((database) => database.drop()));
 }
 process.exit(0);

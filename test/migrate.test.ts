@@ -142,22 +142,29 @@ describe('the checkout_amounts migration', () => {
   });
 });
 
+/** A workspace with one owner, pipeline and stage, and the INSERT of a deal of theirs, for the report totals' migrations. */
+const NOW = "'2026-11-20T10:00:00.000+00:00'";
+const REPORT_FIXTURES = [
+  `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${NOW})`,
+  `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${NOW})`,
+  `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${NOW})`,
+  `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${NOW})`,
+];
+const insertDeal = (id: string, value: number, currency: string, close: string | null, at: string) =>
+  `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "currency", "expectedCloseDate", "stageId", "userId", "properties", "createdAt", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, '${currency}', ${close === null ? 'NULL' : `'${close}'`}, 's1', 'u1', '{}', '${at}', ${NOW})`;
+
 describe('the report_totals migration', () => {
   it('adds up the deals and transactions made before it, exactly', async () => {
     const { fresh, target } = await migratedUpTo('report_totals');
-    const now = "'2026-11-20T10:00:00.000Z'";
     const statements = [
-      `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`,
-      `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${now})`,
-      `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${now})`,
-      `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${now})`,
+      ...REPORT_FIXTURES,
       ...[['d1', 0.1, "'2026-01-05'"], ['d2', 0.2, "'2026-01-31'"], ['d3', 99999999999.9999, 'NULL']].map(
-        ([id, value, close]) => `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "expectedCloseDate", "stageId", "userId", "properties", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, ${close}, 's1', 'u1', '{}', ${now})`,
+        ([id, value, close]) => `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "expectedCloseDate", "stageId", "userId", "properties", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, ${close}, 's1', 'u1', '{}', ${NOW})`,
       ),
-      `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${now})`,
-      `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('l1', 'w1', 'tok', 'Plan', 'plan', 'USD', 0, 'a1', ${now})`,
+      `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${NOW})`,
+      `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('l1', 'w1', 'tok', 'Plan', 'plan', 'USD', 0, 'a1', ${NOW})`,
       ...[['t1', 'paid', 0.1], ['t2', 'paid', 0.2], ['t3', 'failed', 7.0001]].map(
-        ([id, status, amount]) => `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "status", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "createdAt", "updatedAt") VALUES ('${id}', 'w1', '${status}', '${id}', '${id}', 'a1', 'l1', ${amount}, 'EUR', '{}', ${now}, ${now})`,
+        ([id, status, amount]) => `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "status", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "createdAt", "updatedAt") VALUES ('${id}', 'w1', '${status}', '${id}', '${id}', 'a1', 'l1', ${amount}, 'EUR', '{}', ${NOW}, ${NOW})`,
       ),
     ];
     for (const statement of statements) await sql(fresh.url, statement);
@@ -179,17 +186,6 @@ describe('the report_totals migration', () => {
     ]);
   });
 });
-
-/** A workspace with one owner, pipeline and stage, and the INSERT of a deal of theirs, for the report totals' migrations. */
-const NOW = "'2026-11-20T10:00:00.000+00:00'";
-const REPORT_FIXTURES = [
-  `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${NOW})`,
-  `INSERT INTO "User" ("id", "workspaceId", "name", "email", "updatedAt") VALUES ('u1', 'w1', 'U', 'u@x.io', ${NOW})`,
-  `INSERT INTO "Pipeline" ("id", "workspaceId", "name", "updatedAt") VALUES ('p1', 'w1', 'P', ${NOW})`,
-  `INSERT INTO "DealStage" ("id", "workspaceId", "pipelineId", "externalId", "name", "order", "color", "probability", "updatedAt") VALUES ('s1', 'w1', 'p1', 'x1', 'S', 0, '#fff', 10, ${NOW})`,
-];
-const insertDeal = (id: string, value: number, currency: string, close: string | null, at: string) =>
-  `INSERT INTO "Deal" ("id", "workspaceId", "name", "estimatedValue", "currency", "expectedCloseDate", "stageId", "userId", "properties", "createdAt", "updatedAt") VALUES ('${id}', 'w1', 'D', ${value}, '${currency}', ${close === null ? 'NULL' : `'${close}'`}, 's1', 'u1', '{}', '${at}', ${NOW})`;
 
 describe('the report_totals_by_day migration', () => {
   it('rebuilds the totals of the deals and transactions made before it by month and day, exactly, and its triggers keep them', async () => {

@@ -28,6 +28,12 @@ afterAll(async () => {
 });
 
 const ENV = { RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' };
+/**
+ * For the tests that count each delivery's arrivals: an attempt cannot time out within
+ * them, however starved the machine. One that outlived its timeout would rightly be made
+ * again (API.md section 6), and counted here as a second arrival.
+ */
+const NO_TIMEOUT = { WEBHOOK_TIMEOUT_SECONDS: '120' };
 
 async function service(env: Record<string, string> = {}): Promise<ServiceProcess> {
   const started = await startProcess({ DATABASE_URL: databaseUrl(), ...ENV, ...env });
@@ -51,6 +57,28 @@ async function workspace(url: string, base: string) {
 }
 
 const deliveriesOf = (endpointId: string) => database.prisma.webhookDelivery.findMany({ where: { endpointId }, orderBy: { id: 'asc' } });
+
+/**
+ * Makes recording a success of `endpointId`'s deliveries fail (a trigger of this file's own
+ * database raises) until the returned function is called: the database refusing a write
+ * for a while, as a failover or a full pool does.
+ */
+async function refuseSuccesses(endpointId: string): Promise<() => Promise<void>> {
+  const run = (sql: string) => database.prisma.$executeRawUnsafe(sql);
+  await run('CREATE TABLE IF NOT EXISTS "RefusedEndpoint" ("endpointId" TEXT PRIMARY KEY)');
+  if (database.target.provider === 'postgresql') {
+    await run(`CREATE OR REPLACE FUNCTION "refuse_success"() RETURNS trigger AS $$ BEGIN
+      IF EXISTS (SELECT 1 FROM "RefusedEndpoint" WHERE "endpointId" = NEW."endpointId") THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await run('CREATE OR REPLACE TRIGGER "refuse_success" BEFORE UPDATE ON "WebhookDelivery" FOR EACH ROW WHEN (NEW."status" = \'succeeded\') EXECUTE FUNCTION "refuse_success"()');
+  } else {
+    await run(`CREATE TRIGGER IF NOT EXISTS "refuse_success" BEFORE UPDATE ON "WebhookDelivery" FOR EACH ROW
+      WHEN NEW."status" = 'succeeded' AND EXISTS (SELECT 1 FROM "RefusedEndpoint" WHERE "endpointId" = NEW."endpointId") BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+  }
+  await database.prisma.$executeRaw`INSERT INTO "RefusedEndpoint" ("endpointId") VALUES (${endpointId})`;
+  return async () => {
+    await database.prisma.$executeRaw`DELETE FROM "RefusedEndpoint" WHERE "endpointId" = ${endpointId}`;
+  };
+}
 
 /** Each webhook-id the receiver got, with how many times. */
 const counts = (r: Receiver) => r.ids().reduce((m, id) => m.set(id, (m.get(id) ?? 0) + 1), new Map<string, number>());
@@ -93,21 +121,37 @@ describe('webhook deliveries across processes', () => {
     expect([delivery!.status, delivery!.attempts, delivery!.responseBody]).toEqual(['succeeded', 1, 'late but fine']);
   });
 
+  it('an outcome the database refuses for a moment is recorded once it answers: the delivery is not sent again', async () => {
+    const hook = await receiver(() => ({ status: 200 }));
+    // A 1 s timeout: a lease of 6 s, after which an unrecorded attempt would be made again.
+    const proc = await service({ WEBHOOK_TIMEOUT_SECONDS: '1' });
+    const { call, endpointId } = await workspace(hook.url, proc.url);
+    const answerAgain = await refuseSuccesses(endpointId);
+    expect((await call('POST', '/contacts', { first_name: 'R', email: 'r@example.com' })).status).toBe(201);
+    await expect.poll(() => proc.stderr(), { timeout: 10_000, interval: 20 }).toMatch(/"where":"webhook/);
+    await answerAgain();
+    await expect.poll(async () => (await deliveriesOf(endpointId))[0]!.status, { timeout: 15_000, interval: 50 }).toBe('succeeded');
+    const [delivery] = await deliveriesOf(endpointId);
+    expect([delivery!.attempts, hook.ids()]).toEqual([1, [delivery!.eventId]]);
+    expect(await proc.stop()).toBe(0);
+  });
+
   it('with WEB_CONCURRENCY=2 each delivery reaches the receiver once', async () => {
     // Answers take a moment, so the two workers' claims overlap.
     const hook = await receiver(() => ({ status: 200 }));
-    const proc = await service({ WEB_CONCURRENCY: '2' });
+    const proc = await service({ WEB_CONCURRENCY: '2', ...NO_TIMEOUT });
     const { call, endpointId } = await workspace(hook.url, proc.url);
     const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => call('POST', '/contacts', { first_name: `W${i}`, email: `w${i}@example.com` })));
     expect(replies.map((r) => r.status)).toEqual(Array(40).fill(201));
     await expect.poll(async () => (await deliveriesOf(endpointId)).filter((d) => d.status === 'succeeded').length, { timeout: 30_000, interval: 50 }).toBe(40);
     expect([...counts(hook).values()]).toEqual(Array(40).fill(1));
+    expect((await deliveriesOf(endpointId)).map((d) => d.attempts)).toEqual(Array(40).fill(1));
     expect((await proc.stop())).toBe(0);
   });
 
   it.runIf(process.env.TEST_PROVIDER === 'postgresql')('two servers on one PostgreSQL database: each delivery reaches the receiver once', async () => {
     const hook = await receiver(() => ({ status: 200 }));
-    const [a, b] = await Promise.all([service(), service()]);
+    const [a, b] = await Promise.all([service(NO_TIMEOUT), service(NO_TIMEOUT)]);
     const { key, call, endpointId } = await workspace(hook.url, a!.url);
     const viaB = (path: string, body: unknown) => send(`${b!.url}/api/v1${path}`, 'POST', { headers: { 'X-Api-Key': key }, body });
     const replies = await Promise.all(
@@ -116,6 +160,7 @@ describe('webhook deliveries across processes', () => {
     expect(replies.map((r) => r.status)).toEqual(Array(40).fill(201));
     await expect.poll(async () => (await deliveriesOf(endpointId)).filter((d) => d.status === 'succeeded').length, { timeout: 30_000, interval: 50 }).toBe(40);
     expect([...counts(hook).values()]).toEqual(Array(40).fill(1));
+    expect((await deliveriesOf(endpointId)).map((d) => d.attempts)).toEqual(Array(40).fill(1));
     expect(await Promise.all([a!.stop(), b!.stop()])).toEqual([0, 0]);
   });
 

@@ -39,6 +39,8 @@ interface Claimed {
   attempts: number;
   /** When the attempt was due: its lag is the time from then to the attempt. */
   nextAttemptAt: Date;
+  /** When this process's lease ends (ms since the epoch). */
+  leaseEnd: number;
 }
 
 /** What a round reads of its deliveries' endpoints. */
@@ -52,6 +54,24 @@ interface RoundEndpoint {
 }
 
 const RETRY_AFTER_CAP_SECONDS = 3_600;
+
+/**
+ * Runs one statement that records an attempt's outcome, again after a failure (the
+ * database refused for a moment: a failover, a full pool) until it succeeds or the
+ * lease is about to end. An attempt made and never recorded is made again once the
+ * lease runs out: the receiver would get the delivery twice.
+ */
+async function whileLeased<T>(leaseEnd: number, record: () => Promise<T>): Promise<T> {
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1_000)) {
+    try {
+      return await record();
+    } catch (error) {
+      if (Date.now() + wait >= leaseEnd) throw error;
+      logError(null, error, 'webhook outcome (recorded again shortly)');
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
 /** Rows a round looks at: the due deliveries it may claim are among the oldest this many. */
 const CANDIDATES = 200;
 
@@ -117,14 +137,15 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, commits: 
   /** Claims up to `limit` due deliveries (see claimStatement). */
   async function claim(limit: number): Promise<Claimed[]> {
     const now = new Date();
-    const claimed = await prisma.$queryRaw<(Omit<Claimed, 'attempts'> & { attempts: number | bigint })[]>(
-      claimStatement({ now, until: new Date(now.getTime() + leaseMs), owner, perEndpoint, limit }),
+    const leaseEnd = now.getTime() + leaseMs;
+    const claimed = await prisma.$queryRaw<(Omit<Claimed, 'attempts' | 'leaseEnd'> & { attempts: number | bigint })[]>(
+      claimStatement({ now, until: new Date(leaseEnd), owner, perEndpoint, limit }),
     );
     // Room ran out (the process's, or an endpoint's): more may be due, so freed room is used at once.
     const perEndpointClaimed = new Map<string, number>();
     for (const c of claimed) perEndpointClaimed.set(c.endpointId, (perEndpointClaimed.get(c.endpointId) ?? 0) + 1);
     backlog = claimed.length === limit || [...perEndpointClaimed.values()].some((n) => n >= perEndpoint);
-    return claimed.map((c) => ({ ...c, attempts: Number(c.attempts), nextAttemptAt: new Date(c.nextAttemptAt) }));
+    return claimed.map((c) => ({ ...c, attempts: Number(c.attempts), nextAttemptAt: new Date(c.nextAttemptAt), leaseEnd }));
   }
 
   /**
@@ -186,6 +207,8 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, commits: 
 
   /** One endpoint's successes with the same answer are one UPDATE (each under this process's lease: one lost meanwhile writes nothing). */
   async function recordSuccesses(succeeded: { delivery: Claimed; result: AttemptResult }[], at: Date, endpoint: RoundEndpoint): Promise<void> {
+    if (succeeded.length === 0) return;
+    const leaseEnd = succeeded[0]!.delivery.leaseEnd; // one round, one claim
     const byAnswer = new Map<string, { result: AttemptResult; ids: string[] }>();
     for (const { delivery, result } of succeeded) {
       const key = JSON.stringify([result.status, result.body]);
@@ -193,14 +216,18 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, commits: 
       group.ids.push(delivery.id);
     }
     for (const { result, ids } of byAnswer.values()) {
-      const recorded = await prisma.$executeRaw(sqltag`
-        UPDATE "WebhookDelivery" SET "status" = 'succeeded', "attempts" = "attempts" + 1, "lastAttemptAt" = ${at}, "nextAttemptAt" = NULL,
-          "responseStatus" = ${result.status}, "responseBody" = ${result.body}, "error" = NULL, "leaseOwner" = NULL, "leaseUntil" = NULL
-        WHERE "id" IN (${join(ids)}) AND "leaseOwner" = ${owner}`);
+      const recorded = await whileLeased(leaseEnd, () =>
+        prisma.$executeRaw(sqltag`
+          UPDATE "WebhookDelivery" SET "status" = 'succeeded', "attempts" = "attempts" + 1, "lastAttemptAt" = ${at}, "nextAttemptAt" = NULL,
+            "responseStatus" = ${result.status}, "responseBody" = ${result.body}, "error" = NULL, "leaseOwner" = NULL, "leaseUntil" = NULL
+          WHERE "id" IN (${join(ids)}) AND "leaseOwner" = ${owner}`),
+      );
       if (recorded > 0) config.counted?.('succeeded', recorded);
     }
     // A success ends the endpoint's run of failures (read with the round's endpoints: most have none to reset).
-    if (succeeded.length > 0 && Number(endpoint.consecutiveFailures) > 0) await prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`;
+    if (Number(endpoint.consecutiveFailures) > 0) {
+      await whileLeased(leaseEnd, () => prisma.$executeRaw`UPDATE "WebhookEndpoint" SET "consecutiveFailures" = 0 WHERE "id" = ${endpoint.id}`);
+    }
   }
 
   /** A failed attempt: pending again after the schedule's next delay, or failed when it is spent; one more failure for its endpoint. Its outcome, unless the lease was lost. */
@@ -208,10 +235,12 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, commits: 
     const attempts = delivery.attempts + 1;
     const delay = config.scheduleSeconds[attempts - 1];
     const next = delay === undefined ? null : new Date(Date.now() + nextDelayMs(delay, result.retryAfterSeconds));
-    const { count } = await prisma.webhookDelivery.updateMany({
-      where: { id: delivery.id, leaseOwner: owner },
-      data: { status: next ? 'pending' : 'failed', attempts, lastAttemptAt: at, nextAttemptAt: next, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null },
-    });
+    const { count } = await whileLeased(delivery.leaseEnd, () =>
+      prisma.webhookDelivery.updateMany({
+        where: { id: delivery.id, leaseOwner: owner },
+        data: { status: next ? 'pending' : 'failed', attempts, lastAttemptAt: at, nextAttemptAt: next, responseStatus: result.status, responseBody: result.body, error: result.error, leaseOwner: null, leaseUntil: null },
+      }),
+    );
     if (count === 0) return undefined;
     const outcome = next ? 'retrying' : 'failed';
     config.counted?.(outcome, 1);
@@ -221,14 +250,19 @@ export function createDeliveryWorker(prisma: Db, represent: Represent, commits: 
 
   /** One more failed attempt for the endpoint (not a change of the record: `updated_at` stays); at the limit, it is disabled. */
   async function countFailure(delivery: Claimed): Promise<void> {
-    const [counted] = await prisma.$queryRaw<{ consecutiveFailures: number | bigint }[]>`
-      UPDATE "WebhookEndpoint" SET "consecutiveFailures" = "consecutiveFailures" + 1 WHERE "id" = ${delivery.endpointId} RETURNING "consecutiveFailures"`;
+    const [counted] = await whileLeased(
+      delivery.leaseEnd,
+      () => prisma.$queryRaw<{ consecutiveFailures: number | bigint }[]>`
+        UPDATE "WebhookEndpoint" SET "consecutiveFailures" = "consecutiveFailures" + 1 WHERE "id" = ${delivery.endpointId} RETURNING "consecutiveFailures"`,
+    );
     if (!counted || Number(counted.consecutiveFailures) < config.disableAfterFailures) return;
     // Disabled as any write is: through the recorder, so `webhook_endpoint.updated` is recorded (actor: the service itself).
     // The workspace's currency plays no part in disabling an endpoint.
     const context = systemContext(prisma, { id: delivery.workspaceId, defaultCurrency: 'USD' }, { ...DEFAULT_SETTINGS, allowPrivateNetworks: config.allowPrivateNetworks }, commits);
-    await writeWithEvents(context, represent, { actor: context.actor, requestId: null }, (db) =>
-      db.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, isActive: true }, data: { isActive: false, disabledReason: 'failing' } }),
+    await whileLeased(delivery.leaseEnd, () =>
+      writeWithEvents(context, represent, { actor: context.actor, requestId: null }, (db) =>
+        db.webhookEndpoint.updateMany({ where: { id: delivery.endpointId, isActive: true }, data: { isActive: false, disabledReason: 'failing' } }),
+      ),
     );
   }
 

@@ -47,6 +47,14 @@ const RECORD_CREATED = Symbol('record created');
  */
 export class EventRecorder {
   readonly #touched = new Map<string, Touched>();
+  /**
+   * Rows as a model's last write through `client()` returned them (`create`, `update`,
+   * `upsert` of one row, with no selection: every scalar field), by model and id: each
+   * answers its record's read in `events`. Any write to the model drops the model's rows
+   * first, so a row kept is the record as the transaction left it (no trigger writes to
+   * a record's own row).
+   */
+  readonly #returned = new Map<string, Map<string, Record<string, unknown>>>();
 
   /** `reading`: the transaction's context (scoped client), used to build REST objects. */
   constructor(
@@ -71,7 +79,7 @@ export class EventRecorder {
         if (!tracked) return from;
         const wrapped = Object.create(null) as Delegate;
         for (const operation of OPERATIONS) {
-          wrapped[operation] = READS.has(operation) ? (args) => from[operation](args) : (args) => this.write(tracked, from, operation, args ?? {});
+          wrapped[operation] = READS.has(operation) ? (args) => from[operation](args) : (args) => this.write(model, tracked, from, operation, args ?? {});
         }
         return Object.freeze(wrapped);
       },
@@ -80,7 +88,18 @@ export class EventRecorder {
     return client;
   }
 
-  private async write(tracked: TrackedModel, from: Delegate, operation: Operation, args: Record<string, any>): Promise<unknown> {
+  private async write(model: string, tracked: TrackedModel, from: Delegate, operation: Operation, args: Record<string, any>): Promise<unknown> {
+    this.#returned.delete(model);
+    const written = await this.recordWrite(tracked, from, operation, args);
+    const wholeRow = (operation === 'create' || operation === 'update' || operation === 'upsert') && args.select === undefined && args.include === undefined && args.omit === undefined;
+    if (wholeRow && written && typeof (written as { id?: unknown }).id === 'string') {
+      const rows = this.#returned.get(model) ?? this.#returned.set(model, new Map()).get(model)!;
+      rows.set((written as { id: string }).id, written as Record<string, unknown>);
+    }
+    return written;
+  }
+
+  private async recordWrite(tracked: TrackedModel, from: Delegate, operation: Operation, args: Record<string, any>): Promise<unknown> {
     const { resource, parentKey } = tracked;
     const recordOf = (row: Record<string, any>) => (parentKey ? row[parentKey] : row.id) as unknown;
     const kind: EventKind = parentKey ? 'updated' : operation.startsWith('delete') ? 'deleted' : operation.startsWith('create') ? 'created' : 'updated';
@@ -153,7 +172,7 @@ export class EventRecorder {
     const written = [...this.#touched.values()].filter((t) => t.kind === 'created' || t.before !== null);
     if (written.length === 0) return [];
     // One context for all: the records' reads are one query per model (a batch's hundred records, one findMany).
-    const reading = { ...this.reading, db: coalescedReads(this.reading.db) };
+    const reading = { ...this.reading, db: coalescedReads(this.reading.db, (model, id) => this.#returned.get(model)?.get(id)) };
     const objects = await Promise.all(written.map((t) => (t.kind === 'deleted' ? t.before : this.represent(t.resource, t.id, reading))));
     const createdAt = new Date();
     const actor = JSON.stringify(this.origin.actor);

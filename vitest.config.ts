@@ -13,6 +13,7 @@ const PROVIDER_INDEPENDENT = [
   'test/access-log.test.ts',
   'test/cluster.test.ts',
   'test/cors.test.ts',
+  'test/gathered-writes.test.ts',
   'test/http.test.ts',
   'test/http-limits.test.ts',
   'test/lingering-close.test.ts',

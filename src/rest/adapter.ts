@@ -3,6 +3,7 @@ import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
 import type { Metrics } from '../http/metrics.js';
+import { GatheredWrites } from '../http/gathered-writes.js';
 import { type FieldErrors, Messages, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
@@ -237,10 +238,10 @@ export function createRestAdapter(
       return bytes;
     };
     let keepAlive: NodeJS.Timeout | undefined;
-    let flushing: NodeJS.Immediate | undefined;
+    let writes: GatheredWrites | undefined;
     const stop = () => {
       clearInterval(keepAlive);
-      clearImmediate(flushing);
+      writes?.stop();
       void results.return(undefined);
     };
     // The messages of a chunk, when more than one: the bound counts messages, not chunks.
@@ -248,23 +249,17 @@ export function createRestAdapter(
     const body = new ReadableStream<Uint8Array>(
       {
         start(controller) {
-          // The messages of one turn of the event loop go out as one chunk, so one write to the socket:
-          // the live tail hands a poll's or a notification's events to every stream at once, and a
-          // write per message per stream cost more than all the rest of the delivery.
-          let turn: Uint8Array[] = [];
-          const flush = () => {
-            flushing = undefined;
-            if (turn.length === 0) return;
-            const chunk = turn.length === 1 ? turn[0]! : Buffer.concat(turn);
-            if (turn.length > 1) messagesIn.set(chunk, turn.length);
-            turn = [];
+          // Messages that come close together go out as one chunk, so one write to the socket: a write
+          // per message per stream cost more than all the rest of the delivery.
+          const gathered = (writes = new GatheredWrites(STREAM_GATHER_MS, (chunks) => {
+            const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            if (chunks.length > 1) messagesIn.set(chunk, chunks.length);
             controller.enqueue(chunk);
-          };
+          }));
           const send = (bytes: Uint8Array) => {
-            // desiredSize counts messages not yet taken by the connection (less this turn's): this many waiting, the reader is dropped.
-            if ((controller.desiredSize ?? 1) - turn.length <= 0) throw new Error('reader too slow');
-            turn.push(bytes);
-            flushing ??= setImmediate(flush);
+            // desiredSize counts messages not yet taken by the connection (less those gathered): this many waiting, the reader is dropped.
+            if ((controller.desiredSize ?? 1) - gathered.pending <= 0) throw new Error('reader too slow');
+            gathered.push(bytes);
           };
           send(encoder.encode(': stream open\n\n'));
           keepAlive = setInterval(() => {
@@ -279,8 +274,7 @@ export function createRestAdapter(
             try {
               for await (const event of results) send(messageOf(event as object));
               clearInterval(keepAlive);
-              clearImmediate(flushing);
-              flush();
+              gathered.flush();
               controller.close();
             } catch (error) {
               stop();
@@ -326,6 +320,11 @@ const respond = (outcome: Outcome, headers: Record<string, string>) => json(outc
 
 /** How often a quiet event stream sends a comment line (API.md section 10). */
 const STREAM_KEEP_ALIVE_MS = 15_000;
+/**
+ * How long after its last write a stream gathers messages for the next: at 200 events a
+ * second, about four a write; at most this much more delay, against API.md's 500 ms.
+ */
+const STREAM_GATHER_MS = 20;
 
 /** The list parameters and the variables they fill (API.md sections 2 and 8). */
 const LIST_PARAMETERS: Record<string, string> = {

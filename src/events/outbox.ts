@@ -67,13 +67,15 @@ const OUTBOX_COLUMNS = [...EVENT_COLUMNS, 'payload', 'deliveries', ...ENTRY_COLU
  * into Event, or, when some endpoint subscribes or a record is searched, into the view
  * EventOutbox, whose trigger writes each event, its deliveries to the workspace's
  * subscribed endpoints, and its record's search entry (read-your-writes: the next
- * request finds what this one wrote). The REST objects and the endpoints are read at
- * once: a transaction holds its locks (on SQLite, the database's one writer) for as few
- * round trips as can be. Whatever records events (a write, the demo) keeps the index with them.
+ * request finds what this one wrote). Whatever records events (a write, the demo) keeps the index with them.
  */
 export async function saveEvents(db: Context['db'], recorder: EventRecorder): Promise<{ events: EventRow[]; deliveries: number }> {
   if (!recorder.wroteAnything) return { events: [], deliveries: 0 };
-  const [drafts, { newest, endpoints }] = await Promise.all([recorder.events(), takeTurn(db)]);
+  // One after the other: a transaction's statements go one at a time anyway, and Prisma sends the calls of one
+  // turn of the event loop as a batch, whose query plan it compiles anew each time (~0.35 ms of CPU a write).
+  // The turn comes last, so the workspace's writers wait for each other over as few round trips as can be.
+  const drafts = await recorder.events();
+  const { newest, endpoints } = await takeTurn(db);
   // A workspace's event ids rise in the order its writes commit, so that a stream resumed
   // after the last id it got misses nothing (API.md section 10): from its turn to its
   // commit a write is the workspace's only writer, and its ids are above every id before.

@@ -92,13 +92,15 @@ describe('gatheredStream (an event stream\'s body, both faces)', () => {
     let source!: ReadableStreamDefaultController<Uint8Array>;
     const open = () => new ReadableStream<Uint8Array>({ start: (c) => void (source = c), cancel: (reason) => void cancelled.push(reason) });
     const body = gatheredStream(open(), 20, 5);
-    // Nobody reads: five messages wait (the first write and a gathered one), the sixth is one too many.
+    // Nobody reads: five messages wait, the sixth is one too many. A message is what ends with a blank
+    // line: Yoga writes an event's two lines as two chunks, one message.
     for (let i = 1; i <= 5; i += 1) {
-      source.enqueue(encoder.encode(String(i)));
+      source.enqueue(encoder.encode('event: next\n'));
+      source.enqueue(encoder.encode(`data: ${i}\n\n`));
       await vi.advanceTimersByTimeAsync(20);
     }
     expect(cancelled).toEqual([]);
-    source.enqueue(encoder.encode('6'));
+    source.enqueue(encoder.encode('data: 6\n\n'));
     await vi.advanceTimersByTimeAsync(20);
     expect(cancelled.map((e) => (e as Error).message)).toEqual(['reader too slow']);
     await expect(body.getReader().read()).rejects.toThrow('reader too slow');
@@ -106,5 +108,15 @@ describe('gatheredStream (an event stream\'s body, both faces)', () => {
     const reader = gatheredStream(open(), 20, 5).getReader();
     await reader.cancel('gone');
     expect(cancelled.at(-1)).toBe('gone');
+  });
+
+  it('the request\'s signal (the connection closed) cancels the source and ends the body', async () => {
+    let cancelled: unknown;
+    const connection = new AbortController();
+    const body = gatheredStream(new ReadableStream<Uint8Array>({ cancel: (reason) => void (cancelled = reason) }), 20, 5, connection.signal);
+    connection.abort('closed');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(cancelled).toBe('closed');
+    await expect(body.getReader().read()).rejects.toThrow('the client went away');
   });
 });

@@ -1,5 +1,5 @@
 import { createClient } from 'graphql-sse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parse, validate } from 'graphql';
 import { createKey } from '../src/auth/api-keys.js';
 import { GRAPHIQL_TABS } from '../src/graphql/yoga.js';
@@ -158,6 +158,60 @@ describe('GET /api/v1/events/stream', () => {
 });
 
 describe('GraphQL subscription `events` over SSE', () => {
+  it('a subscription whose client goes away frees its place at once: the key opens as many again', async () => {
+    // Yoga pings a subscription every 300 ms under NODE_ENV=test (vitest's), every 12 s otherwise; its ping
+    // also ends a subscription whose client has gone. It must end at the close, not the ping.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    onTestFinished(() => void (process.env.NODE_ENV = nodeEnv));
+    const api = await newClient(app);
+    /** A graphql-sse client's subscription: resolves once it has delivered an event, or with the error that ended it. */
+    const subscribe = () => {
+      const client = createClient({ url: `${app.url}/graphql`, headers: { 'X-Api-Key': api.key }, retryAttempts: 0 });
+      const delivered = new Promise<Error | undefined>((resolve) => {
+        client.subscribe({ query: 'subscription { events { id } }' }, { next: () => resolve(undefined), error: (error) => resolve(error as Error), complete: () => resolve(undefined) });
+      });
+      return { client, delivered };
+    };
+    for (let round = 0; round < 3; round++) {
+      // STREAMS_PER_KEY of them, each open once a write's event reaches it (the server sees a client go
+      // away a moment after it: a subscription refused meanwhile is tried again, as expect.poll would).
+      const open: ReturnType<typeof subscribe>[] = [];
+      const deadline = Date.now() + 5_000;
+      while (open.length < 3) {
+        const next = subscribe();
+        let settled: Error | undefined | 'waiting' = 'waiting';
+        for (let i = 0; i < 100 && settled === 'waiting'; i++) {
+          await contact(api, `Away${round}x${open.length}x${i}`);
+          settled = await Promise.race([next.delivered, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 20))]);
+        }
+        if (settled === undefined) open.push(next);
+        else {
+          next.client.dispose();
+          expect([Date.now() < deadline, String(settled)]).toEqual([true, 'NetworkError: Server responded with 429: Too Many Requests']);
+        }
+      }
+      // Then they go away, as a front end's page does; with no event since, their places are free again.
+      for (const { client } of open) client.dispose();
+      const freedBy = Date.now() + 5_000;
+      const held: Response[] = [];
+      while (held.length < 3) {
+        const res = await fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: { 'X-Api-Key': api.key, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+          body: JSON.stringify({ query: 'subscription { events { id } }' }),
+        });
+        if (res.status === 200) held.push(res);
+        else {
+          await res.body?.cancel();
+          expect([Date.now() < freedBy, res.status]).toEqual([true, 429]);
+          await new Promise((resolve) => setTimeout(resolve, 20)); // polled, as expect.poll does
+        }
+      }
+      await Promise.all(held.map((res) => res.body!.cancel()));
+    }
+  });
+
   it('a graphql-sse client sees the event of a REST write, camelCase, with data as the REST event', async () => {
     const api = await newClient(app);
     const client = createClient({ url: `${app.url}/graphql`, headers: { 'X-Api-Key': api.key }, retryAttempts: 0 });

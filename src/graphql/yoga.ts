@@ -238,7 +238,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     }
     // A subscription's events that come close together go out in one write, as a REST stream's do.
     if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      response = new Response(gatheredStream(response.body as ReadableStream<Uint8Array>, STREAM_GATHER_MS, admission.context.settings.streamBufferEvents), { status: response.status, headers: response.headers });
+      response = new Response(gatheredStream(response.body as ReadableStream<Uint8Array>, STREAM_GATHER_MS, admission.context.settings.streamBufferEvents, request.signal), { status: response.status, headers: response.headers });
     }
     for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
     return response;

@@ -261,7 +261,7 @@ export function createRestAdapter(
     });
     // Messages that come close together go out as one chunk, so one write to the socket: a write
     // per message per stream cost more than all the rest of the delivery.
-    const body = gatheredStream(messagesOut, STREAM_GATHER_MS, admitted.settings.streamBufferEvents);
+    const body = gatheredStream(messagesOut, STREAM_GATHER_MS, admitted.settings.streamBufferEvents, request.signal);
     return new Response(body, {
       status: 200,
       headers: headersOf({ ...headers, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }),

@@ -3,7 +3,6 @@ import { Request, Response } from '@whatwg-node/fetch';
 import { GraphQLError, type GraphQLSchema, Kind, getOperationAST } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import { BoundedCache } from '../http/bounded-cache.js';
-import { STREAM_GATHER_MS, gatheredStream } from '../http/gathered-writes.js';
 import type { Metrics } from '../http/metrics.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { headersOf, readBody } from '../http/responses.js';
@@ -235,10 +234,6 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
       const message = response.status === 415 ? 'Unsupported media type: send Content-Type: application/json.' : `${STATUS_CODES[response.status] ?? 'Bad request'}.`;
       const allow = response.headers.get('allow');
       response = refusal(response.status, message, ErrorCode.BadRequest, allow ? { Allow: allow } : {});
-    }
-    // A subscription's events that come close together go out in one write, as a REST stream's do.
-    if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      response = new Response(gatheredStream(response.body as ReadableStream<Uint8Array>, STREAM_GATHER_MS, admission.context.settings.streamBufferEvents, request.signal), { status: response.status, headers: response.headers });
     }
     for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
     return response;

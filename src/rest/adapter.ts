@@ -3,7 +3,7 @@ import type { Admit, Context } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
 import type { Metrics } from '../http/metrics.js';
-import { STREAM_GATHER_MS, gatheredStream } from '../http/gathered-writes.js';
+import { GatheredWrites, STREAM_GATHER_MS } from '../http/gathered-writes.js';
 import { type FieldErrors, Messages, noFieldErrors } from '../validation/messages.js';
 import { FORBIDDEN_MESSAGE, type Scope, allows, routeScope } from '../auth/scopes.js';
 import { SERVICE_UNAVAILABLE, errorBody, headersOf, json, readJsonBody, sentBody } from '../http/responses.js';
@@ -238,30 +238,63 @@ export function createRestAdapter(
       return bytes;
     };
     let keepAlive: NodeJS.Timeout | undefined;
+    let writes: GatheredWrites | undefined;
+    let gone: (() => void) | undefined;
     const stop = () => {
       clearInterval(keepAlive);
+      writes?.stop();
+      if (gone) request.signal.removeEventListener('abort', gone);
       void results.return(undefined);
     };
-    const messagesOut = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode(': stream open\n\n'));
-        keepAlive = setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), STREAM_KEEP_ALIVE_MS);
-        void (async () => {
-          try {
-            for await (const event of results) controller.enqueue(messageOf(event as object));
-            clearInterval(keepAlive);
-            controller.close();
-          } catch (error) {
+    // The messages of a chunk, when more than one: the bound counts messages, not chunks.
+    const messagesIn = new WeakMap<Uint8Array, number>();
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          // Messages that come close together go out as one chunk, so one write to the socket: a write
+          // per message per stream cost more than all the rest of the delivery.
+          const gathered = (writes = new GatheredWrites(STREAM_GATHER_MS, (chunks) => {
+            const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            if (chunks.length > 1) messagesIn.set(chunk, chunks.length);
+            controller.enqueue(chunk);
+          }));
+          const send = (bytes: Uint8Array) => {
+            // desiredSize counts messages not yet taken by the connection (less those gathered): this many waiting, the reader is dropped.
+            if ((controller.desiredSize ?? 1) - gathered.pending <= 0) throw new Error('reader too slow');
+            gathered.push(bytes);
+          };
+          // The request's signal is aborted when the connection closes: the server adapter cancels a body
+          // only on a request's error, so a client that closes its side would keep its place until a write failed.
+          gone = () => {
             stop();
-            controller.error(error); // a no-op once the stream was cancelled
-          }
-        })();
+            controller.error(new Error('the client went away'));
+          };
+          request.signal.addEventListener('abort', gone, { once: true });
+          send(encoder.encode(': stream open\n\n'));
+          keepAlive = setInterval(() => {
+            try {
+              send(encoder.encode(': keep-alive\n\n'));
+            } catch {
+              stop();
+              controller.error(new Error('reader too slow'));
+            }
+          }, STREAM_KEEP_ALIVE_MS);
+          void (async () => {
+            try {
+              for await (const event of results) send(messageOf(event as object));
+              clearInterval(keepAlive);
+              gathered.flush();
+              controller.close();
+            } catch (error) {
+              stop();
+              controller.error(error);
+            }
+          })();
+        },
+        cancel: stop,
       },
-      cancel: stop,
-    });
-    // Messages that come close together go out as one chunk, so one write to the socket: a write
-    // per message per stream cost more than all the rest of the delivery.
-    const body = gatheredStream(messagesOut, STREAM_GATHER_MS, admitted.settings.streamBufferEvents, request.signal);
+      { highWaterMark: admitted.settings.streamBufferEvents, size: (chunk) => (chunk && messagesIn.get(chunk)) ?? 1 },
+    );
     return new Response(body, {
       status: 200,
       headers: headersOf({ ...headers, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import cluster from 'node:cluster';
-import { STATUS_CODES, type Server, createServer } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { lingerOnClose } from './http/lingering-close.js';
+import { gatherWrites, wantsSubscriptionStream } from './http/gathered-writes.js';
 import { Shutdown } from './http/shutdown.js';
 import type { Config } from './config.js';
 import type { Service } from './service.js';
@@ -79,6 +80,10 @@ export async function listen(service: Service, config: ListenConfig, rateLimitSt
   server.maxConnections = config.MAX_CONNECTIONS ?? 1000;
   server.on('clientError', answerClientError);
   lingerOnClose(server);
+  // A subscription's writes that come close together go out as one (a REST stream gathers its own chunks).
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (wantsSubscriptionStream(request)) gatherWrites(response);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());

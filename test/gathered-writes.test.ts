@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { GatheredWrites } from '../src/http/gathered-writes.js';
+import type { ServerResponse } from 'node:http';
+import { GatheredWrites, gatherWrites } from '../src/http/gathered-writes.js';
 
 // The event streams' writes (src/rest/adapter.ts): what comes close together is one write.
 
@@ -61,4 +62,32 @@ it('flush writes what is pending at once and cancels the write that was due; sto
   expect([written, writes.pending]).toEqual([['a', 'b'], 0]);
   writes.flush();
   expect(written).toEqual(['a', 'b']);
+});
+
+it('gatherWrites corks a response from a write after a quiet spell to the end of the turn, and within the window to its end; each write answers as the connection does', () => {
+  const log: string[] = [];
+  let full = false;
+  const response = {
+    write: (chunk: string) => (log.push(`write ${chunk}`), !full),
+    cork: () => void log.push('cork'),
+    uncork: () => void log.push('uncork'),
+  };
+  gatherWrites(response as unknown as ServerResponse, 20);
+  const write = (chunk: string) => (response.write as (c: string) => boolean)(chunk);
+  expect([write('a'), write('b')]).toEqual([true, true]);
+  vi.advanceTimersByTime(0);
+  expect(log).toEqual(['cork', 'write a', 'write b', 'uncork']);
+  log.length = 0;
+  vi.advanceTimersByTime(5);
+  full = true;
+  expect(write('c')).toBe(false);
+  vi.advanceTimersByTime(14);
+  expect(log).toEqual(['cork', 'write c']);
+  vi.advanceTimersByTime(1);
+  expect(log).toEqual(['cork', 'write c', 'uncork']);
+  log.length = 0;
+  vi.advanceTimersByTime(20);
+  write('d');
+  vi.advanceTimersByTime(0);
+  expect(log).toEqual(['cork', 'write d', 'uncork']);
 });

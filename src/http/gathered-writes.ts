@@ -1,8 +1,9 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 /**
- * How long after its last write a REST event stream gathers messages for the next: at 200
- * events a second, about four a write; at most this much more delay, against the 500 ms
- * of API.md section 10. (A GraphQL subscription's events go as Yoga writes them: wrapping
- * its stream to gather them cost more CPU than the writes it saved.)
+ * How long after its last write an event stream (REST or a GraphQL subscription) gathers
+ * what it writes next: at 200 events a second, about four events a write; at most this
+ * much more delay, against the 500 ms of API.md section 10.
  */
 export const STREAM_GATHER_MS = 20;
 
@@ -61,4 +62,38 @@ export class GatheredWrites {
     this.#cancel = undefined;
     this.#pending = [];
   }
+}
+
+/** Whether a request asks for a GraphQL subscription over Server-Sent Events (Yoga answers one so only when asked). */
+export const wantsSubscriptionStream = (request: IncomingMessage) =>
+  request.url?.startsWith('/graphql') === true && request.headers.accept?.includes('text/event-stream') === true;
+
+/**
+ * GatheredWrites' rule on a response's connection, for the streams whose chunks are not
+ * ours (a subscription's, which Yoga writes an event's two lines apart): the socket is
+ * corked at a write after a quiet spell until the end of the turn, and at one within
+ * `gatherMs` of the last flush until `gatherMs` after it. Each write still returns what
+ * the connection says, so a reader that stops reading still holds its writer up (and its
+ * subscription is ended at its bound).
+ */
+export function gatherWrites(response: ServerResponse, gatherMs = STREAM_GATHER_MS): void {
+  let lastFlush = Number.NEGATIVE_INFINITY;
+  let corked = false;
+  // One uncork for each cork, always: the socket is never left corked, closed or not.
+  const flush = () => {
+    corked = false;
+    lastFlush = performance.now();
+    response.uncork();
+  };
+  const write = response.write;
+  response.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>) {
+    if (!corked) {
+      corked = true;
+      response.cork();
+      const wait = lastFlush + gatherMs - performance.now();
+      if (wait > 0) setTimeout(flush, wait);
+      else setImmediate(flush);
+    }
+    return write.apply(this, args);
+  } as ServerResponse['write'];
 }

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { GatheredWrites, gatherWrites } from '../src/http/gathered-writes.js';
 
-// The event streams' writes (src/rest/adapter.ts): what comes close together is one write.
+// The event streams' writes (a REST stream's chunks in src/rest/adapter.ts, a subscription's connection in
+// src/serve.ts): what comes close together is one write.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -72,6 +72,7 @@ async function whileLeased<T>(leaseEnd: number, record: () => Promise<T>): Promi
     }
   }
 }
+
 /** Rows a round looks at: the due deliveries it may claim are among the oldest this many. */
 const CANDIDATES = 200;
 

@@ -212,6 +212,52 @@ describe('GraphQL subscription `events` over SSE', () => {
     }
   });
 
+  it('a subscriber that never reads is dropped once STREAM_BUFFER_EVENTS events wait for it', async () => {
+    const small = await startApp({ server: { STREAM_BUFFER_EVENTS: 20 } });
+    try {
+      const api = await newClient(small);
+      const res = await fetch(`${small.url}/graphql`, {
+        method: 'POST',
+        headers: { 'X-Api-Key': api.key, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify({ query: 'subscription { events { id data } }' }),
+      });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      let text = '';
+      const count = () => text.split('event: next').length - 1;
+      // Read while it keeps up: an event arrives (the subscription is open once one does).
+      let reading: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+      for (let i = 0; i < 100 && count() === 0; i++) {
+        await contact(api, `Kept${i}`);
+        reading ??= reader.read();
+        const chunk = await Promise.race([reading, new Promise<undefined>((r) => setTimeout(() => r(undefined), 50))]);
+        if (chunk) {
+          reading = undefined;
+          text += new TextDecoder().decode(chunk.value);
+        }
+      }
+      expect(count()).toBeGreaterThan(0);
+      // Then about 10 MB of events, far more than the connection's buffers hold, while nobody reads.
+      const notes = 'n'.repeat(10_000);
+      for (let n = 0; n < 10; n++) {
+        const inputs = Array.from({ length: 100 }, (_, i) => ({ first_name: `Slow${n}x${i}`, email: `slow-${n}-${i}-${Math.random()}@x.io`, notes }));
+        expect((await api.post('/contacts/batch', { inputs })).status).toBe(201);
+      }
+      // The subscription has ended (cut off: completed, or the connection closed) well before the 1,000 events.
+      for (;;) {
+        const chunk = await (reading ?? reader.read()).catch(() => ({ done: true as const, value: undefined }));
+        reading = undefined;
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+        if (text.endsWith('event: complete\ndata:\n\n')) break;
+      }
+      expect(count() < 1000).toBe(true);
+      await reader.cancel().catch(() => {});
+    } finally {
+      await small.close();
+    }
+  });
+
   it('a graphql-sse client sees the event of a REST write, camelCase, with data as the REST event', async () => {
     const api = await newClient(app);
     const client = createClient({ url: `${app.url}/graphql`, headers: { 'X-Api-Key': api.key }, retryAttempts: 0 });

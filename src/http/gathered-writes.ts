@@ -8,6 +8,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export const STREAM_GATHER_MS = 20;
 
 /**
+ * Runs `flush` when the window that began at `lastFlush` (performance.now()) ends, or at the
+ * end of the current turn of the event loop once it has; returns its cancel.
+ */
+function atWindowEnd(lastFlush: number, gatherMs: number, flush: () => void): () => void {
+  const wait = lastFlush + gatherMs - performance.now();
+  if (wait > 0) {
+    const timer = setTimeout(flush, wait);
+    return () => clearTimeout(timer);
+  }
+  const immediate = setImmediate(flush);
+  return () => clearImmediate(immediate);
+}
+
+/**
  * Chunks for one connection, written together when they come close together: a chunk
  * after a quiet spell goes out at the end of the current turn of the event loop (with
  * whatever else that turn brought); one within `gatherMs` of the last write waits until
@@ -34,15 +48,7 @@ export class GatheredWrites {
 
   push(chunk: Uint8Array): void {
     this.#pending.push(chunk);
-    if (this.#cancel) return;
-    const wait = this.#lastWrite + this.gatherMs - performance.now();
-    if (wait > 0) {
-      const timer = setTimeout(() => this.flush(), wait);
-      this.#cancel = () => clearTimeout(timer);
-    } else {
-      const immediate = setImmediate(() => this.flush());
-      this.#cancel = () => clearImmediate(immediate);
-    }
+    this.#cancel ??= atWindowEnd(this.#lastWrite, this.gatherMs, () => this.flush());
   }
 
   /** Writes what is pending now (the stream's end), and cancels the write that was due. */
@@ -90,9 +96,7 @@ export function gatherWrites(response: ServerResponse, gatherMs = STREAM_GATHER_
     if (!corked) {
       corked = true;
       response.cork();
-      const wait = lastFlush + gatherMs - performance.now();
-      if (wait > 0) setTimeout(flush, wait);
-      else setImmediate(flush);
+      atWindowEnd(lastFlush, gatherMs, flush);
     }
     return write.apply(this, args);
   } as ServerResponse['write'];

@@ -74,6 +74,9 @@ function daysBetween(first: string, last: string): string[] {
   return days;
 }
 
+/** A deal's close month (`YYYY-MM`, null without a close date), on the deals themselves (alias `d`). */
+const DEAL_CLOSE_MONTH = Prisma.sql`substr(d."expectedCloseDate", 1, 7)`;
+
 /** A report's `expected_close_from` / `_to` conditions on the deals themselves (alias `d`). */
 const closeDateConditions = (f: DealSumsFilter) => [
   f.expectedCloseFrom && Prisma.sql`d."expectedCloseDate" >= ${f.expectedCloseFrom}`,
@@ -172,20 +175,19 @@ function dealTotalsByCreation(db: Db, since: Date, f: DealSumsFilter): Prisma.Sq
   if (intoHour === 0) return totals;
   // The deals of `since`'s hour on the other side of it, added up per group before they meet the totals.
   const [first, end, sign] = later ? [since, from, Prisma.raw('1')] : [from, since, Prisma.raw('-1')];
-  const closeMonth = Prisma.sql`substr(d."expectedCloseDate", 1, 7)`;
   return Prisma.sql`${totals}
     UNION ALL
-    SELECT d."stageId", d."userId", ${byClose ? closeMonth : Prisma.sql`NULL`}, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
+    SELECT d."stageId", d."userId", ${byClose ? DEAL_CLOSE_MONTH : Prisma.sql`NULL`}, d."currency", ${sign} * COUNT(*), ${sign} * SUM(${tenThousandths(Prisma.sql`d."estimatedValue"`)}) FROM "Deal" d
      WHERE ${where([
        Prisma.sql`d."workspaceId" = ${workspaceOf(db)} AND d."createdAt" >= ${first} AND d."createdAt" < ${end}`,
        ...closeDateConditions(f),
      ])}
-     GROUP BY d."stageId", d."userId", ${byClose ? Prisma.sql`${closeMonth}, ` : Prisma.empty}d."currency"`;
+     GROUP BY d."stageId", d."userId", ${byClose ? Prisma.sql`${DEAL_CLOSE_MONTH}, ` : Prisma.empty}d."currency"`;
 }
 
 function dealRows(db: Db, f: DealSumsFilter): Prisma.Sql {
   return Prisma.sql`
-    SELECT d."stageId", d."userId", substr(d."expectedCloseDate", 1, 7) AS "closeMonth", d."currency", 1 AS "deals", ${tenThousandths(Prisma.sql`d."estimatedValue"`)} AS "value"
+    SELECT d."stageId", d."userId", ${DEAL_CLOSE_MONTH} AS "closeMonth", d."currency", 1 AS "deals", ${tenThousandths(Prisma.sql`d."estimatedValue"`)} AS "value"
       FROM "Deal" d
      WHERE ${where([
        Prisma.sql`d."workspaceId" = ${workspaceOf(db)}`,

@@ -368,7 +368,7 @@ describe('GraphQL subscription `events` over SSE', () => {
 });
 
 describe('streams and the process', () => {
-  it('SIGTERM ends every stream cleanly (the body ends, no error)', async () => {
+  it('SIGTERM ends every stream cleanly (the body ends, no error), a subscription with its complete message', async () => {
     const service = await startProcess({ DATABASE_URL: databaseUrl(), RATE_LIMIT_PER_MINUTE: '0' });
     const key = (await createKey(app.database.prisma, `live-term-${Math.random()}`, 'k')).key;
     const res = await fetch(`${service.url}/api/v1/events/stream`, { headers: { 'X-Api-Key': key } });
@@ -376,9 +376,18 @@ describe('streams and the process', () => {
     const reader = res.body!.getReader();
     const opening = new TextDecoder().decode((await reader.read()).value);
     expect(opening).toBe(': stream open\n\n');
+    // A subscription too, whose connection gathers its writes (corked): it completes, and the end is sent.
+    const subscription = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'X-Api-Key': key, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { events { id } }' }),
+    });
+    expect(subscription.status).toBe(200);
+    const exited = new Promise((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGTERM');
     expect(await reader.read()).toEqual({ done: true, value: undefined });
-    expect(await new Promise((resolve) => service.child.once('exit', resolve))).toBe(0);
+    expect((await subscription.text()).endsWith('event: complete\ndata:\n\n')).toBe(true);
+    expect(await exited).toBe(0);
   });
 
   it('a reader that never reads is dropped once STREAM_BUFFER_EVENTS events wait for it', async () => {

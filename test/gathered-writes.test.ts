@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import type { ServerResponse } from 'node:http';
+import { type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GatheredWrites, gatherWrites } from '../src/http/gathered-writes.js';
 
 // The event streams' writes (a REST stream's chunks in src/rest/adapter.ts, a subscription's connection in
@@ -91,4 +92,43 @@ it('gatherWrites corks a response from a write after a quiet spell to the end of
   write('d');
   vi.advanceTimersByTime(0);
   expect(log).toEqual(['cork', 'write d', 'uncork']);
+});
+
+it('gatherWrites uncorks a response before its end, once: nothing is left for the window\'s end', () => {
+  const log: string[] = [];
+  const response = {
+    write: (chunk: string) => (log.push(`write ${chunk}`), true),
+    end: () => void log.push('end'),
+    cork: () => void log.push('cork'),
+    uncork: () => void log.push('uncork'),
+  };
+  gatherWrites(response as unknown as ServerResponse, 20);
+  (response.write as (c: string) => boolean)('a');
+  (response.end as () => void)();
+  vi.advanceTimersByTime(100);
+  expect(log).toEqual(['cork', 'write a', 'uncork', 'end']);
+});
+
+it('a response ended while corked sends every chunk before its end (Node 22 and later send the end first otherwise)', async () => {
+  vi.useRealTimers();
+  const server = createServer((_request, response) => {
+    gatherWrites(response, 20);
+    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    response.write(': open\n\n');
+    setTimeout(() => {
+      // Within the window of the first write's flush: corked until its end, or until the end below.
+      response.write('event: complete\n');
+      response.write('data:\n\n');
+      response.end();
+    }, 1);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const res = await fetch(`http://127.0.0.1:${port}/`);
+    expect(await res.text()).toBe(': open\n\nevent: complete\ndata:\n\n');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -386,7 +386,7 @@ describe('streams and the process', () => {
     const exited = new Promise((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGTERM');
     expect(await reader.read()).toEqual({ done: true, value: undefined });
-    expect((await subscription.text()).endsWith('event: complete\ndata:\n\n')).toBe(true);
+    expect(await subscription.text()).toMatch(/event: complete\ndata:\n\n$/);
     expect(await exited).toBe(0);
   });
 

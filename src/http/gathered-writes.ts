@@ -84,20 +84,30 @@ export const wantsSubscriptionStream = (request: IncomingMessage) =>
  */
 export function gatherWrites(response: ServerResponse, gatherMs = STREAM_GATHER_MS): void {
   let lastFlush = Number.NEGATIVE_INFINITY;
-  let corked = false;
+  let cancel: (() => void) | undefined;
   // One uncork for each cork, always: the socket is never left corked, closed or not.
   const flush = () => {
-    corked = false;
+    cancel = undefined;
     lastFlush = performance.now();
     response.uncork();
   };
   const write = response.write;
   response.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>) {
-    if (!corked) {
-      corked = true;
+    if (!cancel) {
       response.cork();
-      atWindowEnd(lastFlush, gatherMs, flush);
+      cancel = atWindowEnd(lastFlush, gatherMs, flush);
     }
     return write.apply(this, args);
   } as ServerResponse['write'];
+  // Uncorked before the end: from Node 22 a corked response holds its chunks back, and end()
+  // sends the body's last chunk before them, so they would be lost (a subscription's
+  // `complete` among them).
+  const end = response.end;
+  response.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>) {
+    if (cancel) {
+      cancel();
+      flush();
+    }
+    return end.apply(this, args);
+  } as ServerResponse['end'];
 }

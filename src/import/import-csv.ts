@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
-import { type GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, parse as parseDocument } from 'graphql';
+import { type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, parse as parseDocument } from 'graphql';
 import { runOperation } from '../graphql/operations.js';
 import type { Database } from '../db/client.js';
 import { atomically, joinable } from '../db/locks.js';
@@ -250,9 +250,10 @@ async function writeChunk(
 /** The batch mutations of one list, run in-process as the REST adapter runs them. */
 class BatchWriter {
   readonly #resource: ImportResource;
-  readonly #create?: OperationDefinitionNode;
-  readonly #update?: OperationDefinitionNode;
-  readonly #upsert?: OperationDefinitionNode;
+  // Documents of one mutation each, kept: runOperation compiles a document once.
+  readonly #create?: DocumentNode;
+  readonly #update?: DocumentNode;
+  readonly #upsert?: DocumentNode;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -260,10 +261,9 @@ class BatchWriter {
   ) {
     this.#resource = resource;
     const definition = RESOURCES[resource];
-    const operation = (source: string) => parseDocument(source).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-    if ('upsert' in definition) this.#upsert = operation(`mutation ($inputs: [${definition.input}!]!) { ${definition.upsert} }`);
-    if ('create' in definition) this.#create = operation(`mutation ($inputs: [${definition.input}!]!) { ${definition.create}(inputs: $inputs) { id } }`);
-    if ('update' in definition) this.#update = operation(`mutation ($inputs: [${definition.update[1]}!]!) { ${definition.update[0]}(inputs: $inputs) { id } }`);
+    if ('upsert' in definition) this.#upsert = parseDocument(`mutation ($inputs: [${definition.input}!]!) { ${definition.upsert} }`);
+    if ('create' in definition) this.#create = parseDocument(`mutation ($inputs: [${definition.input}!]!) { ${definition.create}(inputs: $inputs) { id } }`);
+    if ('update' in definition) this.#update = parseDocument(`mutation ($inputs: [${definition.update[1]}!]!) { ${definition.update[0]}(inputs: $inputs) { id } }`);
   }
 
   /**
@@ -314,12 +314,13 @@ class BatchWriter {
   }
 
   /** Runs `operation` on the rows' items until it takes them all; refused items' rows get their reasons. */
-  async #run(ctx: Context, operation: OperationDefinitionNode, rows: Row[], item: (r: Row) => Record<string, unknown>): Promise<unknown[]> {
+  async #run(ctx: Context, document: DocumentNode, rows: Row[], item: (r: Row) => Record<string, unknown>): Promise<unknown[]> {
+    const operation = document.definitions[0] as OperationDefinitionNode;
     let pending = rows.filter((r) => !r.reasons);
     while (pending.length > 0) {
       const { variables, errors: typeErrors } = coerceVariables(this.schema, operation, { inputs: pending.map(item) }, 'body');
       const context: Context = { ...ctx, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
-      const result = await runOperation(this.schema, { kind: Kind.DOCUMENT, definitions: [operation] }, variables, context);
+      const result = await runOperation(this.schema, document, variables, context);
       if (result.ok) return Object.values(result.data as Record<string, unknown[]>)[0]!;
       const refused = result.status === 422 && result.error ? itemErrors(result.error) : {};
       const rejected = new Set(Object.keys(refused).map(Number));

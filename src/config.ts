@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from './log.js';
 import { invalidProxyEntries } from './http/client-address.js';
+import { TRACE_SAMPLERS } from './tracing/interface.js';
 
 const flag = z
   .enum(['true', 'false', '1', '0'])
@@ -104,6 +105,9 @@ export const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'write the collector\'s base URL, e.g. http://localhost:4318' }).optional(),
   // The traces' service.name.
   OTEL_SERVICE_NAME: z.string().min(1).default('salesgraph'),
+  // Which traces are kept, as OpenTelemetry's SDKs read these two (docs/decisions.md); ARG: traceidratio's ratio.
+  OTEL_TRACES_SAMPLER: z.enum(TRACE_SAMPLERS).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   // Browser origins allowed to call the API (CORS); none by default.
   CORS_ORIGINS: origins,
   // Events older than this are purged (in small batches, once an hour).
@@ -125,7 +129,7 @@ export type Config = z.infer<typeof EnvSchema>;
 
 /** The process environment, parsed once into one typed object. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME || undefined });
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME || undefined, OTEL_TRACES_SAMPLER: env.OTEL_TRACES_SAMPLER || undefined, OTEL_TRACES_SAMPLER_ARG: env.OTEL_TRACES_SAMPLER_ARG || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

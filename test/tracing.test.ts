@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tracing } from '../src/tracing/interface.js';
 import { startTracing } from '../src/tracing/tracing.js';
+import { loadConfig } from '../src/config.js';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './support/otlp-receiver.js';
@@ -148,6 +149,46 @@ const LOADED_MODULES = fileURLToPath(new URL('./support/loaded-tracing-modules.c
 const loadedTracingModules = (stderr: string) => JSON.parse(/tracing modules loaded: (.*)/.exec(stderr)?.[1] ?? 'null') as string[] | null;
 
 describe('the service process', () => {
+  /** The server spans' trace ids a process sent for /readyz requests with these traceparent flags (undefined: no traceparent). */
+  async function sampledTraces(env: Record<string, string>, flags: (string | undefined)[]): Promise<{ sent: string[]; kept: string[] }> {
+    const collector = await startOtlpReceiver();
+    try {
+      const service = await startProcess({ DATABASE_URL: databaseUrl(), MIGRATE_ON_START: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...env });
+      const sent: string[] = [];
+      for (const flag of flags) {
+        const traceId = hex(16);
+        sent.push(traceId);
+        const headers: Record<string, string> = flag === undefined ? { 'X-Request-Id': traceId } : { traceparent: `00-${traceId}-${hex(8)}-${flag}`, 'X-Request-Id': traceId };
+        expect((await send(`${service.url}/readyz`, 'GET', { headers })).status).toBe(200);
+      }
+      expect(await service.stop()).toBe(0);
+      const kept = collector.spans.filter((s) => s.kind === SERVER).map((s) => (flags[sent.indexOf(s.traceId)] === undefined ? String(s.attributes['salesgraph.request_id']) : s.traceId));
+      return { sent, kept };
+    } finally {
+      await collector.close();
+    }
+  }
+
+  it('keeps the traces OTEL_TRACES_SAMPLER picks: parentbased_traceidratio at 0 follows a parent and starts none of its own', async () => {
+    const { sent, kept } = await sampledTraces({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }, ['01', '00', undefined]);
+    expect(kept).toEqual([sent[0]]);
+  });
+
+  it('traceidratio at 1 keeps every trace, a parent that did not sample its own too; always_off keeps none', async () => {
+    const all = await sampledTraces({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' }, ['01', '00', undefined]);
+    expect(all.kept.sort()).toEqual([...all.sent].sort());
+    const none = await sampledTraces({ OTEL_TRACES_SAMPLER: 'always_off' }, ['01', undefined]);
+    expect(none.kept).toEqual([]);
+  });
+
+  it('refuses a sampler it cannot run and a ratio outside 0 to 1, and defaults to parentbased_always_on', () => {
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'xray' })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: 'half' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+    const { OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG } = loadConfig({ OTEL_TRACES_SAMPLER: '', OTEL_TRACES_SAMPLER_ARG: '' });
+    expect([OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG]).toEqual(['parentbased_always_on', 1]);
+  });
+
   it('without OTEL_EXPORTER_OTLP_ENDPOINT loads no tracing SDK and sends nothing', async () => {
     const collector = await startOtlpReceiver();
     try {

@@ -2,6 +2,13 @@ import type { DocumentNode } from 'graphql';
 import type { DeliveryOutcome } from '../http/metrics.js';
 import type { RequestFacts } from '../http/request-facts.js';
 
+/**
+ * The values of OTEL_TRACES_SAMPLER this service understands: OpenTelemetry's own, but for
+ * the remote ones (jaeger_remote, xray), which need a sampling server it does not talk to.
+ */
+export const TRACE_SAMPLERS = ['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
+
 /** A webhook delivery's attempt, told once its outcome is recorded. */
 export interface DeliveryAttempt {
   eventId: string;

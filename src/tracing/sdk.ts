@@ -2,11 +2,20 @@ import { type Attributes, type Context, ROOT_CONTEXT, SpanKind, SpanStatusCode, 
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, type Sampler, SamplingDecision } from '@opentelemetry/sdk-trace-node';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  ParentBasedSampler,
+  type Sampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-node';
 import { PrismaInstrumentation } from '@prisma/instrumentation';
 import { Kind, getOperationAST } from 'graphql';
 import type { RequestFacts } from '../http/request-facts.js';
-import type { DeliveryAttempt, Tracing } from './interface.js';
+import type { DeliveryAttempt, TraceSampler, Tracing } from './interface.js';
 
 const headersGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
@@ -15,13 +24,24 @@ const headersGetter: TextMapGetter<Headers> = {
 
 /**
  * Prisma starts a trace of its own for a statement outside any span: the background
- * loops poll every half second, so every process would send a trace that often. Only
- * statements under a request's or an attempt's span are kept (the parent decides those).
+ * loops poll every half second, so every process would send a trace that often. Such
+ * roots are dropped; a statement under a request's or an attempt's span goes to `inner`.
  */
-const prismaRootsDropped: Sampler = {
-  shouldSample: (_context, _traceId, spanName) => ({ decision: spanName.startsWith('prisma:') ? SamplingDecision.NOT_RECORD : SamplingDecision.RECORD_AND_SAMPLED }),
-  toString: () => 'PrismaRootsDropped',
-};
+function withoutPrismaRoots(inner: Sampler): Sampler {
+  return {
+    shouldSample: (context, traceId, spanName, ...rest) =>
+      spanName.startsWith('prisma:') && !trace.getSpanContext(context) ? { decision: SamplingDecision.NOT_RECORD } : inner.shouldSample(context, traceId, spanName, ...rest),
+    toString: () => `WithoutPrismaRoots{${inner.toString()}}`,
+  };
+}
+
+/** OTEL_TRACES_SAMPLER's sampler (OpenTelemetry's meaning of each name), with `ratio` for the traceidratio ones. */
+function samplerOf(name: TraceSampler, ratio: number): Sampler {
+  const kind = name.replace(/^parentbased_/, '');
+  const own = kind === 'always_off' ? new AlwaysOffSampler() : kind === 'traceidratio' ? new TraceIdRatioBasedSampler(ratio) : new AlwaysOnSampler();
+  const root = withoutPrismaRoots(own);
+  return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+}
 
 /** `GET /api/v1/contacts/{id}` is the method and the template; anything else (`unmatched`, `CORS preflight`) has no template. */
 function routeTemplate(method: string, route: string | undefined): string | undefined {
@@ -42,12 +62,12 @@ function pathOf(url: string): string {
  * AsyncLocalStorage carrying the active span (so that Prisma's statement spans find
  * their operation), and Prisma's instrumentation. Loaded only by `startTracing`.
  */
-export function createTracing(options: { endpoint: string; serviceName: string }): Tracing {
+export function createTracing(options: { endpoint: string; serviceName: string; sampler: TraceSampler; ratio: number }): Tracing {
   const exporter = new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, '')}/v1/traces` });
   const provider = new NodeTracerProvider({
     // OTEL_RESOURCE_ATTRIBUTES is honoured; the service's name is OTEL_SERVICE_NAME's (config.ts).
     resource: defaultResource().merge(detectResources({ detectors: [envDetector] })).merge(resourceFromAttributes({ 'service.name': options.serviceName })),
-    sampler: new ParentBasedSampler({ root: prismaRootsDropped }),
+    sampler: samplerOf(options.sampler, options.ratio),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   const propagator = new W3CTraceContextPropagator();

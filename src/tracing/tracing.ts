@@ -16,11 +16,18 @@ let active: Tracing | undefined;
  * a process without it never loads it. Called by the composition root before it builds
  * the app (Yoga's operation spans are a plugin chosen then).
  */
-export async function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME'>): Promise<Tracing | undefined> {
+export async function startTracing(
+  config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME'> & Partial<Pick<Config, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>>,
+): Promise<Tracing | undefined> {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
   if (active) throw new Error('tracing is already started in this process');
   const { createTracing } = await import('./sdk.js');
-  const started = createTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: config.OTEL_SERVICE_NAME });
+  const started = createTracing({
+    endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: config.OTEL_SERVICE_NAME,
+    sampler: config.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on',
+    ratio: config.OTEL_TRACES_SAMPLER_ARG ?? 1,
+  });
   active = {
     ...started,
     async shutdown() {

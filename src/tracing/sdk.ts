@@ -29,8 +29,8 @@ const headersGetter: TextMapGetter<Headers> = {
  */
 function withoutPrismaRoots(inner: Sampler): Sampler {
   return {
-    shouldSample: (context, traceId, spanName, ...rest) =>
-      spanName.startsWith('prisma:') && !trace.getSpanContext(context) ? { decision: SamplingDecision.NOT_RECORD } : inner.shouldSample(context, traceId, spanName, ...rest),
+    shouldSample: (parent, traceId, spanName, ...rest) =>
+      spanName.startsWith('prisma:') && !trace.getSpanContext(parent) ? { decision: SamplingDecision.NOT_RECORD } : inner.shouldSample(parent, traceId, spanName, ...rest),
     toString: () => `WithoutPrismaRoots{${inner.toString()}}`,
   };
 }

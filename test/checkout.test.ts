@@ -241,7 +241,9 @@ describe('the payment page', () => {
     }
     // The coupon removed: the undiscounted prices again.
     const removed = await form(token, { action: 'quote', installments: '6', coupon_code: '' });
+    expect(removed.status).toBe(200);
     expect(optionsOf(removed.text)).toEqual(plain);
+    expect(removed.text).toContain('<dd data-amount="total">$126.36</dd>');
     // The quote's REST answer keeps exactly its fields; the options are GraphQL's (and the page's).
     expect(Object.keys((await pub(`/payment-links/${token}/quote`, 'POST', { installments: 6, coupon_code: 'TENOFF' })).body).sort()).toEqual(
       ['coupon', 'currency', 'discount', 'installment_amount', 'installments', 'interest', 'schedule', 'subtotal', 'total'],

@@ -54,6 +54,31 @@ function compiledQuery(schema: GraphQLSchema, document: DocumentNode): CompiledQ
 }
 
 /**
+ * `value` without its objects' undefined properties, as graphql-js reads variables (an
+ * undefined field is absent) and graphql-jit does not (a present field must hold a value).
+ * Only the service's own callers pass undefined (JSON has none): the same object when none.
+ */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(withoutUndefined);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  // Plain objects only: a Date or a Decimal is a value, not a map of fields.
+  const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
+  if (proto !== Object.prototype && proto !== null) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    const kept = field === undefined ? undefined : withoutUndefined(field);
+    if (field === undefined || kept !== field) {
+      copy ??= { ...(value as Record<string, unknown>) };
+      if (field === undefined) delete copy[key];
+      else copy[key] = kept;
+    }
+  }
+  return copy ?? value;
+}
+
+/**
  * The one way the service runs a GraphQL operation in-process (the REST adapter, the pay
  * pages, the CSV import, an event's representation): the same schema, rules and errors as
  * a request to /graphql. `document` is kept by the caller and given again (it is compiled once).
@@ -63,7 +88,9 @@ export async function runOperation(schema: GraphQLSchema, document: DocumentNode
   try {
     const compiled = compiledQuery(schema, document);
     result = await traceOperation(document, undefined, () =>
-      compiled ? compiled.query(undefined, context, variables) : execute({ schema, document, variableValues: variables, contextValue: context }),
+      compiled
+        ? compiled.query(undefined, context, withoutUndefined(variables) as Record<string, unknown>)
+        : execute({ schema, document, variableValues: variables, contextValue: context }),
     );
   } catch (thrown) {
     return { ok: false, status: 500, error: undefined, thrown };

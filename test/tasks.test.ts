@@ -62,6 +62,19 @@ describe('tasks', () => {
     expect(await people(api, res.body.id)).toEqual({ owners: [ann.id, bob.id].sort(), assignees: [ann.id] });
   });
 
+  it('takes every calendar date of years 0001 to 9999, as Laravel\'s date rule does, and refuses year 0000 and February 29 of a common year', async () => {
+    const api = await newClient(app);
+    for (const dueDate of ['0001-01-01', '0050-06-15', '0099-12-31', '1900-02-28', '2000-02-29', '9999-12-31']) {
+      const res = await api.post('/tasks', { title: `Due ${dueDate}`, due_date: dueDate });
+      expect([dueDate, res.status, res.body.due_date]).toEqual([dueDate, 201, dueDate]);
+      expect((await api.get(`/tasks/${res.body.id}`)).body.due_date).toBe(dueDate);
+    }
+    for (const dueDate of ['0000-01-01', '1900-02-29', '0050-02-29', '2026-13-01', '2026-00-10']) {
+      const res = await api.post('/tasks', { title: 'Never', due_date: dueDate });
+      expect([dueDate, res.status, res.body.errors]).toEqual([dueDate, 422, { due_date: ['The due date field must be a valid date.'] }]);
+    }
+  });
+
   it('reports every invalid field, wrong JSON types and unknown users included, and creates nothing', async () => {
     const api = await newClient(app);
     const other = await newClient(app);

@@ -7,8 +7,11 @@ export function isCalendarDate(value: string): boolean {
   const m = DATE.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+  // setUTCFullYear, not Date.UTC, which reads years 0 to 99 as 1900 to 1999; year 0000 is
+  // refused, as Laravel's date rule (PHP's checkdate) refuses it.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
 // ISO 8601 with a time and an explicit offset; the date part must be a real date.

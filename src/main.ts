@@ -1,7 +1,7 @@
 import './v8-flags.js';
 import cluster from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createKey } from './auth/api-keys.js';
+import { createFirstKey } from './auth/api-keys.js';
 import { runPrimary, workerServing } from './cluster.js';
 import { loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
@@ -47,10 +47,8 @@ async function prepare(): Promise<Database> {
   // With metrics on, the client times each statement (GET /metrics); off, it costs nothing.
   const database = await openDatabase(target, { timings: config.METRICS_TOKEN !== undefined });
   // First start on an empty database: a workspace and a key, printed this once.
-  if ((await database.prisma.workspace.count()) === 0) {
-    const created = await createKey(database.prisma, 'default', 'first key');
-    log(`Created workspace "default" and its first API key (shown only now, keep it):\n\n  ${created.key}\n`);
-  }
+  const created = (await database.prisma.workspace.count()) === 0 ? await createFirstKey(database.prisma, 'default', 'first key') : undefined;
+  if (created) log(`Created workspace "default" and its first API key (shown only now, keep it):\n\n  ${created.key}\n`);
   return database;
 }
 

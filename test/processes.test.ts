@@ -32,6 +32,21 @@ describe('the service process', () => {
     expect(second.stdout()).toContain('SIGTERM: draining for 0 s, then finishing in-flight requests');
   });
 
+  it('two processes started at once on an empty database make one workspace and one first key between them, and both serve', async () => {
+    const empty = await freshDatabase();
+    try {
+      const both = await Promise.all([start({ DATABASE_URL: empty.url }), start({ DATABASE_URL: empty.url })]);
+      const printed = both.flatMap((p) => [...p.output().matchAll(/\b(sg_[0-9A-Za-z]{32,})\b/g)].map((m) => m[1]!));
+      expect(printed).toHaveLength(1);
+      for (const p of both) expect((await send(`${p.url}/api/v1/products`, 'GET', { headers: { 'X-Api-Key': printed[0]! } })).status).toBe(200);
+      const keys = await run(['keys', 'list', '--workspace', 'default'], { DATABASE_URL: empty.url });
+      expect(keys.stdout.trim().split('\n')).toHaveLength(1);
+      for (const p of both) expect(await p.stop()).toBe(0);
+    } finally {
+      await empty.drop();
+    }
+  });
+
   it('manages keys from the command line; a revoked key is refused by the running service within the recheck bound', async () => {
     const env = { DATABASE_URL: db.url };
     const created = await run(['keys', 'create', '--workspace', 'cli-test', '--name', 'ci', '--json'], env);

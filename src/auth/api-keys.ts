@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { newId } from '../db/ids.js';
 import { workspaceNamed } from '../db/workspaces.js';
+import { isUniqueViolation } from '../db/errors.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_LENGTH = 40; // random characters after "sg_": about 238 bits
@@ -34,11 +35,32 @@ export interface CreatedKey {
  */
 export async function createKey(prisma: Db, workspaceName: string, label = 'default', options: { scopes?: string[]; expiresInDays?: number } = {}): Promise<CreatedKey> {
   const workspace = await workspaceNamed(prisma, workspaceName);
+  return insertKey(prisma, workspace.id, label, options);
+}
+
+/**
+ * A first start's workspace and its key, made together, or undefined when another
+ * process made them first: several processes may start at once on an empty database,
+ * and the workspace's unique name lets one of them through.
+ */
+export async function createFirstKey(prisma: Db, workspaceName: string, label: string): Promise<CreatedKey | undefined> {
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const workspace = await tx.workspace.create({ data: { id: newId(), name: workspaceName }, select: { id: true } });
+      return insertKey(tx, workspace.id, label);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+async function insertKey(prisma: Pick<Db, 'apiKey'>, workspaceId: string, label: string, options: { scopes?: string[]; expiresInDays?: number } = {}): Promise<CreatedKey> {
   const key = generateKey();
   const row = await prisma.apiKey.create({
     data: {
       id: newId(),
-      workspaceId: workspace.id,
+      workspaceId,
       name: label,
       prefix: key.slice(0, PREFIX_LENGTH),
       hash: hashKey(key),
@@ -46,7 +68,7 @@ export async function createKey(prisma: Db, workspaceName: string, label = 'defa
       expiresAt: options.expiresInDays === undefined ? null : new Date(Date.now() + options.expiresInDays * 86_400_000),
     },
   });
-  return { id: row.id, workspaceId: workspace.id, key, prefix: row.prefix };
+  return { id: row.id, workspaceId, key, prefix: row.prefix };
 }
 
 export async function listKeys(prisma: Db, workspaceName: string) {

@@ -66,16 +66,12 @@ function withoutUndefined(value: unknown): unknown {
   // Plain objects only: a Date or a Decimal is a value, not a map of fields.
   const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
   if (proto !== Object.prototype && proto !== null) return value;
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
-    const kept = field === undefined ? undefined : withoutUndefined(field);
-    if (field === undefined || kept !== field) {
-      copy ??= { ...(value as Record<string, unknown>) };
-      if (field === undefined) delete copy[key];
-      else copy[key] = kept;
-    }
-  }
-  return copy ?? value;
+  const fields = Object.entries(value as Record<string, unknown>);
+  const kept = fields.flatMap(([key, field]) => (field === undefined ? [] : [[key, withoutUndefined(field)] as const]));
+  if (kept.length === fields.length && kept.every(([, field], i) => field === fields[i]![1])) return value;
+  // fromEntries defines each key (a `__proto__` key stays a key), and the copy keeps the original's
+  // prototype: a map of a client's keys has none.
+  return Object.setPrototypeOf(Object.fromEntries(kept), proto);
 }
 
 /**

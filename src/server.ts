@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Request, Response } from '@whatwg-node/fetch';
 import { createServerAdapter } from '@whatwg-node/server';
 import { type Config, loadConfig } from './config.js';
@@ -16,7 +17,7 @@ import type { Metrics } from './http/metrics.js';
 import { createMetricsPage } from './http/metrics-page.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
-import { SERVICE_UNAVAILABLE, bodyDrained, errorBody, json, sentBody } from './http/responses.js';
+import { SERVICE_UNAVAILABLE, bodyDrained, bodyFrom, errorBody, json, sentBody } from './http/responses.js';
 import { Shutdown } from './http/shutdown.js';
 import { LiveEvents } from './events/live.js';
 import { logError, logRequest } from './log.js';
@@ -120,10 +121,12 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
 
   const clientAddressOf = createClientAddress(config.TRUST_PROXY ?? []);
 
-  // On node:http the adapter's server context carries the Node request, and so the peer's address.
-  return createServerAdapter((request: Request, server: object) =>
-    traceRequest(request, { requestId: requestIdOf(request), clientAddress: clientAddressOf(request, (server as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress) }, serve),
-  );
+  // On node:http the adapter's server context carries the Node request: the peer's address, and the body's bytes.
+  return createServerAdapter((request: Request, server: object) => {
+    const { req } = server as { req?: IncomingMessage };
+    if (req) bodyFrom(request, req);
+    return traceRequest(request, { requestId: requestIdOf(request), clientAddress: clientAddressOf(request, req?.socket?.remoteAddress) }, serve);
+  });
 
   async function serve(request: Request, facts: RequestFacts): Promise<Response> {
     const started = performance.now();

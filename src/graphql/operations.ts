@@ -33,22 +33,26 @@ export type OperationResult =
   | { ok: false; status: number; error: GraphQLError | undefined; thrown: unknown };
 
 /**
- * Each in-process document compiled once per schema by graphql-jit: the documents are
- * ours and few (a route's, a page's, an event representation's, an import's), and a
- * compiled one runs a REST read in about 10% less CPU than graphql-js's `execute`, which
- * interprets the document anew on every request (docs/performance.md). A document it
- * cannot compile (none of ours) runs on `execute`, which reports why.
+ * Each document compiled once per schema and operation by graphql-jit: a compiled one runs
+ * a REST read in about 10% less CPU than graphql-js's `execute`, which interprets the
+ * document anew on every request (docs/performance.md). Only documents already known to
+ * be valid come here: the service's own (a route's, a page's, an event representation's,
+ * an import's, few and fixed) and those Yoga has validated and run for a client (at most
+ * its parse cache's, src/graphql/repeated-queries.ts); an entry goes with its document.
+ * null: graphql-jit cannot compile it (none of ours), and graphql-js runs it.
  */
-const compiledQueries = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, CompiledQuery | null>>();
+const compiledQueries = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, CompiledQuery | null>>>();
 
-function compiledQuery(schema: GraphQLSchema, document: DocumentNode): CompiledQuery | null {
+export function compiledQuery(schema: GraphQLSchema, document: DocumentNode, operationName?: string): CompiledQuery | null {
   let bySchema = compiledQueries.get(schema);
   if (!bySchema) compiledQueries.set(schema, (bySchema = new WeakMap()));
-  let compiled = bySchema.get(document);
+  let byOperation = bySchema.get(document);
+  if (!byOperation) bySchema.set(document, (byOperation = new Map()));
+  let compiled = byOperation.get(operationName ?? '');
   if (compiled === undefined) {
-    const result = compileQuery(schema, document);
+    const result = compileQuery(schema, document, operationName);
     compiled = isCompiledQuery(result) ? result : null;
-    bySchema.set(document, compiled);
+    byOperation.set(operationName ?? '', compiled);
   }
   return compiled;
 }

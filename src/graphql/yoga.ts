@@ -16,6 +16,7 @@ import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
 import { ErrorCode, contractError, invalid } from './errors.js';
 import { limitsRule } from './limits.js';
 import { readGraphQLRequest } from './read-request.js';
+import { repeatedQueries } from './repeated-queries.js';
 
 interface ServerContext {
   /** The caller, admitted by the gate before Yoga saw the request. */
@@ -116,6 +117,7 @@ const traceOperations: Plugin = {
 
 export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metrics) {
   const documentCache = new BoundedCache<any>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
+  const repeated = repeatedQueries(schema, documentCache, metrics);
   const errorCache = new BoundedCache<unknown>(PARSE_CACHE_LIMITS.entries, PARSE_CACHE_LIMITS.chars);
 
   // Yoga's request parsers run first and pick one by the content type; for JSON, this one hands over the body handle() parsed.
@@ -177,7 +179,7 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     // own limit would pipe every body through a second stream to count it again.
     maxRequestBodySize: false,
     parserAndValidationCache: { documentCache, errorCache },
-    plugins: [parsedBody, limits, logServerErrors, ...(metrics ? [countOperations(metrics)] : []), ...(tracingStarted() ? [traceOperations] : [])],
+    plugins: [parsedBody, limits, logServerErrors, repeated.plugin, ...(metrics ? [countOperations(metrics)] : []), ...(tracingStarted() ? [traceOperations] : [])],
     context: ({ admitted }) => admitted,
     // Yoga's own log lines go out as ours (one JSON line, no stack trace); a client's
     // mistake (a GraphQLError, answered with its code) is not a server problem to log.
@@ -226,6 +228,10 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     }
     const reading = readGraphQLRequest(request, bytes);
     if (!reading.ok) return refusal(400, reading.message, ErrorCode.BadRequest, admission.headers);
+    if (reading.json) {
+      const answered = await repeated.answer(request, reading.json, admission.context, admission.headers);
+      if (answered) return answered;
+    }
     // A JSON body goes to Yoga parsed (the plugin above); any other body Yoga reads itself, from the bytes read here.
     if (bytes && !reading.json) forYoga = new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(bytes) });
     let response = await yoga.handleRequest(forYoga, { admitted: admission.context, json: reading.json });
@@ -238,5 +244,5 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
     return response;
   }
-  return { handle, documentCache };
+  return { handle, documentCache, repeated };
 }

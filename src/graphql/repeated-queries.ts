@@ -92,7 +92,12 @@ export function repeatedQueries(schema: GraphQLSchema, documents: BoundedCache<D
     if (Object.keys(jsonValueErrors(values)).length > 0) return undefined;
     const compiled = compiledQuery(schema, document, operationName ?? undefined);
     if (!compiled) return undefined;
-    const result = await traceOperation(document, operationName as string | undefined, () => compiled.query(undefined, context, values));
+    let result;
+    try {
+      result = await traceOperation(document, operationName as string | undefined, () => compiled.query(undefined, context, values));
+    } catch {
+      return undefined; // whatever it was, Yoga's run states it
+    }
     if (result.errors?.length) return undefined;
     answered += 1;
     metrics?.graphqlOperation(operation.name?.value, 'ok');

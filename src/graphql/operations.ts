@@ -70,7 +70,10 @@ function withoutUndefined(value: unknown): unknown {
   // Plain objects only: a Date or a Decimal is a value, not a map of fields.
   const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
   if (proto !== Object.prototype && proto !== null) return value;
-  const fields = Object.entries(value as Record<string, unknown>);
+  const object = value as Record<string, unknown>;
+  // Nothing to drop (the usual case, a REST route's `{ id }`): the same object, with nothing copied.
+  if (!Object.keys(object).some((key) => object[key] === undefined || (typeof object[key] === 'object' && withoutUndefined(object[key]) !== object[key]))) return value;
+  const fields = Object.entries(object);
   const kept = fields.flatMap(([key, field]) => (field === undefined ? [] : [[key, withoutUndefined(field)] as const]));
   if (kept.length === fields.length && kept.every(([, field], i) => field === fields[i]![1])) return value;
   // fromEntries defines each key (a `__proto__` key stays a key), and the copy keeps the original's

@@ -310,8 +310,8 @@ export function createRestAdapter(
     const context: Context = { ...admitted, inputTypeErrors: Object.keys(typeErrors).length ? typeErrors : undefined };
     const variableValues = { ...fromBody.variables, ...fromQuery.variables, ...overrides };
     // A required variable (a path's id) that coercion had to leave out: nothing can run without it.
-    const required = (route.compiled.operation.variableDefinitions ?? []).filter((d) => d.type.kind === Kind.NON_NULL_TYPE);
-    if (context.inputTypeErrors && required.some((d) => !(d.variable.name.value in variableValues))) return unprocessable(invalid(context.inputTypeErrors));
+    const missing = (route.compiled.operation.variableDefinitions ?? []).some((d) => d.type.kind === Kind.NON_NULL_TYPE && !(d.variable.name.value in variableValues));
+    if (context.inputTypeErrors && missing) return unprocessable(invalid(context.inputTypeErrors));
 
     const result = await runOperation(schema, route.compiled.document, variableValues, context);
     if (!result.ok) return errorOutcome(result, requestId, route, options.retried ?? false);

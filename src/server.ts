@@ -79,6 +79,9 @@ export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
     keyRecheckMs?: number;
   };
 
+/** The status a request gets when its client went away before it was read (nginx's; never sent to anyone). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 /** The paths that take no key: the checkout's public API, the providers' webhooks and the payment pages. */
 const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || path.startsWith('/api/v1/provider-webhooks/') || path.startsWith('/pay/');
 
@@ -162,9 +165,14 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, facts, url);
       else response = json(404, errorBody('Not found.'));
     } catch (error) {
-      // A client that went away (or was cut off by a timeout) mid-body is not a server failure; nobody reads this answer.
-      if ((error as { code?: unknown }).code !== 'ECONNRESET') logError(requestId, error, 'server');
-      response = json(500, errorBody('Server error.'));
+      if (request.signal.aborted || (error as { code?: unknown }).code === 'ECONNRESET') {
+        // The client went away (or a timeout cut it off) mid-body: nobody reads this answer, and the server did not
+        // fail. The access log and the metrics say so with nginx's 499 ("client closed request"), not a 500.
+        response = json(CLIENT_CLOSED_REQUEST, errorBody('Client closed request.'));
+      } else {
+        logError(requestId, error, 'server');
+        response = json(500, errorBody('Server error.'));
+      }
     }
     response.headers.set('X-Request-Id', requestId);
     // Wherever GET is allowed, so is HEAD (Yoga's own 405 lists only GET and POST).

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { logged } from './support/access-log.js';
@@ -38,6 +39,40 @@ describe('the access log', () => {
     expect(text).not.toContain(api.key);
     expect(text).not.toContain('secret-term');
     expect(text).not.toContain(created.id);
+  });
+
+  it('logs a request whose client went away mid-body as 499, with no error line, on both faces', async () => {
+    const { port } = new URL(app.url);
+    const seen: Record<string, unknown>[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    let arrived: (() => void) | undefined;
+    process.stdout.write = ((chunk: string) => {
+      const text = String(chunk);
+      if (!text.includes('"req-gone-')) return write(chunk);
+      seen.push(JSON.parse(text));
+      arrived?.();
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      for (const [i, path] of ['/graphql', '/api/v1/contacts'].entries()) {
+        const logged = new Promise<void>((resolve) => (arrived = resolve));
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.on('error', () => {});
+        await once(socket, 'connect');
+        // A body announced at 1,000 bytes, 10 of them sent: the service is waiting for the rest when the client leaves.
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${api.key}\r\nX-Request-Id: req-gone-${i}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":"`);
+        // Closed after the headers went out: the service sees the request, then its body end early.
+        await new Promise((resolve) => setImmediate(resolve));
+        socket.destroy();
+        await logged;
+      }
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(seen.map(({ time, duration_ms, ...rest }) => rest)).toEqual([
+      { level: 'info', request_id: 'req-gone-0', method: 'POST', route: 'POST /graphql', status: 499, workspace_id: api.workspaceId, client_address: '127.0.0.1' },
+      { level: 'info', request_id: 'req-gone-1', method: 'POST', route: 'POST /api/v1/contacts', status: 499, workspace_id: api.workspaceId, client_address: '127.0.0.1' },
+    ]);
   });
 
   it('follows LOG_LEVEL: warn drops the access log; an unknown level stops the start', async () => {

@@ -71,11 +71,16 @@ function withoutUndefined(value: unknown): unknown {
   const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
   if (proto !== Object.prototype && proto !== null) return value;
   const object = value as Record<string, unknown>;
-  // Nothing to drop (the usual case, a REST route's `{ id }`): the same object, with nothing copied.
-  if (!Object.keys(object).some((key) => object[key] === undefined || (typeof object[key] === 'object' && withoutUndefined(object[key]) !== object[key]))) return value;
-  const fields = Object.entries(object);
-  const kept = fields.flatMap(([key, field]) => (field === undefined ? [] : [[key, withoutUndefined(field)] as const]));
-  if (kept.length === fields.length && kept.every(([, field], i) => field === fields[i]![1])) return value;
+  const keys = Object.keys(object);
+  // The copy starts at the first field dropped or changed; with none (the usual case, a REST route's `{ id }`) nothing is copied.
+  let kept: [string, unknown][] | undefined;
+  keys.forEach((key, i) => {
+    const field = object[key];
+    const next = field === undefined ? undefined : withoutUndefined(field);
+    if (!kept && (field === undefined || next !== field)) kept = keys.slice(0, i).map((before) => [before, object[before]]);
+    if (kept && next !== undefined) kept.push([key, next]);
+  });
+  if (!kept) return value;
   // fromEntries defines each key (a `__proto__` key stays a key), and the copy keeps the original's
   // prototype: a map of a client's keys has none.
   return Object.setPrototypeOf(Object.fromEntries(kept), proto);

@@ -5,6 +5,7 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
+import { DATABASE_BUSY_MESSAGE, isDatabaseBusy } from './db/errors.js';
 import { CommitSignal } from './events/commit-signal.js';
 import { loadDemo } from './demo/demo-data.js';
 import type { DatabaseTarget } from './db/database-url.js';
@@ -37,6 +38,9 @@ export interface CommandLineIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
+
+/** An error as a person reads it: a wait for the database that ran out says so, not Prisma's code. */
+const messageOf = (error: unknown) => (isDatabaseBusy(error) ? DATABASE_BUSY_MESSAGE : (error as Error).message);
 
 const writers = (io: CommandLineIo) => ({ out: (line: string) => io.stdout.write(`${line}\n`), err: (line: string) => io.stderr.write(`${line}\n`) });
 
@@ -71,7 +75,7 @@ async function importCommand(
     return summary.rejected > 0 ? 1 : 0;
   } catch (error) {
     progress.stop();
-    err(error instanceof UnreadableImport ? error.message : `Error: ${(error as Error).message}`);
+    err(error instanceof UnreadableImport ? error.message : `Error: ${messageOf(error)}`);
     return 2;
   } finally {
     await Promise.all([database.close(), channel?.close()]);
@@ -83,7 +87,7 @@ export async function runCommandLine(argv: string[], io: CommandLineIo): Promise
   try {
     return await main(argv, io);
   } catch (error) {
-    io.stderr.write(`Error: ${(error as Error).message}\n`);
+    io.stderr.write(`Error: ${messageOf(error)}\n`);
     return 1;
   }
 }
@@ -131,7 +135,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
       err(`Pay the demo link: http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}/pay/${result.payableToken}`);
       return 0;
     } catch (error) {
-      err(`Error: ${(error as Error).message}`);
+      err(`Error: ${messageOf(error)}`);
       err('Nothing was loaded (the demo loads in one transaction).');
       return 1;
     } finally {

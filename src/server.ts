@@ -18,6 +18,7 @@ import { createMetricsPage } from './http/metrics-page.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import type { RequestFacts } from './http/request-facts.js';
 import { SERVICE_UNAVAILABLE, bodyDrained, bodyFrom, errorBody, json, sentBody } from './http/responses.js';
+import { LongReadPacing } from './http/pacing.js';
 import { Shutdown } from './http/shutdown.js';
 import { LiveEvents } from './events/live.js';
 import { logError, logRequest } from './log.js';
@@ -108,7 +109,9 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
   );
   shutdown.stopping.addEventListener('abort', () => void live.close());
   metrics?.countStreams(() => live.open);
-  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, commits });
+  // Long reads (exports, replays) page by page, each page after the short requests in flight.
+  const pacing = new LongReadPacing();
+  const gate = createGate(database, config.RATE_LIMIT_PER_MINUTE, { store: rateLimitStore, keyRecheckMs: config.keyRecheckMs, settings, live, commits, pacing });
   const idempotency = createIdempotency(database, shutdown.stopping);
   const rest = createRestAdapter(schema, restRoutes, gate, idempotency, { metrics });
   const publicLimit = createPublicRateLimit(config.PUBLIC_RATE_LIMIT_PER_MINUTE ?? 60, rateLimitStore);
@@ -132,6 +135,15 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
   });
 
   async function serve(request: Request, facts: RequestFacts): Promise<Response> {
+    pacing.started();
+    try {
+      return await answer(request, facts);
+    } finally {
+      pacing.finished();
+    }
+  }
+
+  async function answer(request: Request, facts: RequestFacts): Promise<Response> {
     const started = performance.now();
     const { requestId } = facts;
     let response: Response;

@@ -1,7 +1,8 @@
-import type { Database } from '../db/client.js';
+import type { Database, Db } from '../db/client.js';
 import { scopeToWorkspace } from '../db/tenancy.js';
 import { type Admission, type Context, DEFAULT_SETTINGS, type CommitNotices, type EventFeed, type Settings, createContext } from '../graphql/context.js';
 import { type RateLimitHit, type RateLimitStore, RateLimiter } from '../http/rate-limit.js';
+import type { LongReadPacing } from '../http/pacing.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import { logError } from '../log.js';
 import { createAuthenticator } from './api-keys.js';
@@ -63,23 +64,28 @@ export function createGate(
     settings = DEFAULT_SETTINGS,
     live,
     commits,
-  }: { store?: RateLimitStore; keyRecheckMs?: number; settings?: Settings; live?: EventFeed; commits?: CommitNotices } = {},
+    pacing,
+  }: { store?: RateLimitStore; keyRecheckMs?: number; settings?: Settings; live?: EventFeed; commits?: CommitNotices; pacing?: LongReadPacing } = {},
 ) {
   const limiter = store ?? new RateLimiter(rateLimitPerMinute);
   const count = rateLimitCounter(limiter, limiter.limit, 'rate limit');
   const authenticate = createAuthenticator(database.prisma, keyRecheckMs);
   // A scoped client is a cheap view over the one connection pool; keep one per workspace
   // rather than extending the client on every request.
-  const scoped = new Map<string, Context['db']>();
-  const scopedFor = (workspaceId: string) => {
-    let db = scoped.get(workspaceId);
-    if (!db) {
-      if (scoped.size >= 1000) scoped.clear();
-      db = scopeToWorkspace(database.prisma, workspaceId);
-      scoped.set(workspaceId, db);
-    }
-    return db;
+  const scopedClients = (client: () => Db) => {
+    const scoped = new Map<string, Context['db']>();
+    return (workspaceId: string) => {
+      let db = scoped.get(workspaceId);
+      if (!db) {
+        if (scoped.size >= 1000) scoped.clear();
+        db = scopeToWorkspace(client(), workspaceId);
+        scoped.set(workspaceId, db);
+      }
+      return db;
+    };
   };
+  const scopedFor = scopedClients(() => database.prisma);
+  const longReadsFor = scopedClients(() => database.longReads);
   return async function admit(request: Request, facts: RequestFacts): Promise<Admission> {
     const { requestId } = facts;
     const caller = await authenticate(request.headers.get('x-api-key'));
@@ -92,6 +98,8 @@ export function createGate(
       headers,
       context: createContext(database.prisma, caller.workspace, { type: 'api_key', id: caller.keyId, name: caller.keyName }, {
         db: scopedFor(caller.workspace.id),
+        longReads: () => longReadsFor(caller.workspace.id),
+        nextLongReadPage: pacing && (() => pacing.next()),
         requestId,
         scopes: caller.scopes,
         origin: new URL(request.url).origin,

@@ -26,6 +26,9 @@ export const REQUEST_POOL_SIZE = 10;
 /** PostgreSQL connections of the background loops' own pool (see Database.background), in each process. */
 export const BACKGROUND_POOL_SIZE = 3;
 
+/** PostgreSQL connections of the long reads' own pool (see Database.longReads), in each process. */
+export const LONG_READS_POOL_SIZE = 4;
+
 export interface Database {
   prisma: Db;
   /**
@@ -36,6 +39,14 @@ export interface Database {
    * committed still go out at once (and the loops never take a request's connection).
    */
   readonly background: Db;
+  /**
+   * The client of the reads that can run long (an export's pages, searches, reports, a
+   * stream's replay), made on first use: on SQLite its reads run on a worker thread's
+   * connection, on PostgreSQL on a pool of their own. A long statement then holds neither
+   * the event loop nor a connection that short requests wait for (API.md section 5).
+   * Its writes, if any, are the requests' (one writer on SQLite).
+   */
+  readonly longReads: Db;
   target: DatabaseTarget;
   /** Called with every SQL statement the client sends and its parameters (JSON), when opened with `statements`. */
   onStatement(listener: ((sql: string, params: string) => void) | undefined): void;
@@ -62,6 +73,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
   const settings = { errorFormat: 'minimal', ...(options.statements ? { log: [{ emit: 'event', level: 'query' }] } : {}) } as const;
   let prisma: Db;
   let makeBackground: () => Db;
+  let makeLongReads: () => Db;
   let poolConnections: Database['poolConnections'] = () => undefined;
   // Only the target's generated client and driver are loaded: a process never holds the other's.
   if (target.provider === 'sqlite') {
@@ -70,6 +82,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     const adapter = new SqliteAdapterFactory({ file: target.file, busyTimeoutMs: 10_000 });
     prisma = new PrismaClient({ adapter: timing(adapter), ...settings } as never) as unknown as Db;
     makeBackground = () => new PrismaClient({ adapter: adapter.priorityLane(), errorFormat: settings.errorFormat } as never) as unknown as Db;
+    makeLongReads = () => new PrismaClient({ adapter: timing(adapter.longReadsLane()), ...settings } as never) as unknown as Db;
   } else {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([import('../generated/postgresql/client.js'), import('@prisma/adapter-pg')]);
     // The planner's random-page cost for SSDs (PostgreSQL's default, 4, models spinning
@@ -84,19 +97,27 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
     poolConnections = () => ({ total: requestPool.totalCount, idle: requestPool.idleCount, waiting: requestPool.waitingCount });
     prisma = new PrismaClient({ adapter: timing(adapterOf(requestPool)), ...settings } as never) as unknown as Db;
     makeBackground = () => new PrismaClient({ adapter: adapterOf(pool(BACKGROUND_POOL_SIZE)), errorFormat: settings.errorFormat } as never) as unknown as Db;
+    makeLongReads = () => new PrismaClient({ adapter: timing(adapterOf(pool(LONG_READS_POOL_SIZE))), ...settings } as never) as unknown as Db;
   }
   let background: Db | undefined;
+  let longReads: Db | undefined;
+  // A request's statements are its own whichever client sends them (tests count them).
+  const observe = (client: Db) => {
+    if (options.statements) (client as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
+    return client;
+  };
   if (target.provider === 'sqlite') {
     // WAL lets readers run while a write commits; the API serves both at once.
     await prisma.$queryRawUnsafe('PRAGMA journal_mode = WAL');
   }
-  if (options.statements) {
-    (prisma as unknown as { $on(e: 'query', cb: (e: { query: string; params: string }) => void): void }).$on('query', (e) => listener?.(e.query, e.params));
-  }
+  observe(prisma);
   return {
     prisma,
     get background() {
       return (background ??= makeBackground());
+    },
+    get longReads() {
+      return (longReads ??= observe(makeLongReads()));
     },
     target,
     poolConnections: () => poolConnections(),
@@ -110,7 +131,7 @@ export async function openDatabase(target: DatabaseTarget, options: { statements
       listener = next;
     },
     close: async () => {
-      await Promise.all([prisma.$disconnect(), background?.$disconnect()]);
+      await Promise.all([prisma.$disconnect(), background?.$disconnect(), longReads?.$disconnect()]);
     },
   };
 }

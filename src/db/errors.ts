@@ -30,3 +30,12 @@ export const isAbortedTransaction = (error: unknown): boolean => {
  */
 export const lostRace = (error: unknown): boolean =>
   isWriteConflict(error) || isAbortedTransaction(error) || isUniqueViolation(error) || isForeignKeyViolation(error) || isRecordGone(error);
+
+/**
+ * P1008: on the embedded database, the file's write lock stayed taken by another process
+ * (a cluster worker, the command line's import) for the whole wait (src/db/sqlite-adapter.ts).
+ */
+export const isDatabaseBusy = (error: unknown): boolean => hasCode(error, 'P1008');
+
+/** What a person is told when a wait for the database ran out (the command line; a REST 503's body says less). */
+export const DATABASE_BUSY_MESSAGE = 'The database stayed locked by another process (a running service, an import) for the whole wait; nothing of this step was written. Try again.';

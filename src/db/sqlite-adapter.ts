@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import {
   type ArgType,
   type ColumnType,
@@ -36,9 +37,14 @@ export function openSqliteFile(file: string, options?: BetterSqlite3.Options): B
 
 let loaded: typeof BetterSqlite3 | undefined;
 function sqliteModule(): typeof BetterSqlite3 {
-  if (NODE_MAJOR >= 22) return (loaded ??= requireModule('better-sqlite3-node-api'));
+  return (loaded ??= requireModule(sqliteModulePath()));
+}
+
+/** Where the driver this Node loads is (a worker thread loads it by this path). */
+function sqliteModulePath(): string {
+  if (NODE_MAJOR >= 22) return requireModule.resolve('better-sqlite3-node-api');
   try {
-    return (loaded ??= requireModule('better-sqlite3'));
+    return requireModule.resolve('better-sqlite3');
   } catch {
     // An optional dependency (npm goes on if its native build fails): only Node 20 needs it.
     throw new Error('better-sqlite3 12 is not installed or did not build for this Node; run `npm rebuild better-sqlite3`, or use Node 22+');
@@ -112,8 +118,7 @@ class SqliteQueryable {
     try {
       return work();
     } catch (error) {
-      if (isSqliteError(error)) throw new DriverAdapterError({ originalCode: error.code, originalMessage: error.message, ...driverErrorOf(error) });
-      throw error;
+      throw asDriverError(error);
     }
   }
 }
@@ -171,11 +176,138 @@ class WriterTurns {
   }
 }
 
-/** The file's two connections and the writer's turns, shared by the adapters of one factory and its priority lane. */
+/**
+ * Which connection an adapter's reads (outside a transaction) use: the reader connection
+ * (`ordinary` requests, and the background loops' `priority` client, whose writer turns go
+ * first), or a worker thread's connection (`long-reads`: exports' pages, searches,
+ * reports, a stream's replay), where a long statement holds neither the event loop nor
+ * the reader that short requests use.
+ */
+type Lane = 'ordinary' | 'priority' | 'long-reads';
+
+/**
+ * A connection of its own on a worker thread, for reads only (`query_only`). A read is
+ * sent as its SQL and bound values; its rows come back as a message, a turn of the event
+ * loop later, as a PostgreSQL answer does. The thread runs this script (plain JavaScript:
+ * it loads under tsx, vitest and the compiled build alike) and is let go while idle.
+ */
+const READ_WORKER_SCRIPT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.modulePath);
+const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
+db.defaultSafeIntegers(true);
+db.pragma('query_only = ON');
+db.pragma('temp_store = MEMORY');
+const statements = new Map();
+parentPort.on('message', ({ id, sql, args }) => {
+  try {
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      const statement = db.prepare(sql);
+      const columns = statement.columns();
+      statement.raw(true);
+      prepared = { statement, columnNames: columns.map((c) => c.name), declaredTypes: columns.map((c) => c.type) };
+      if (statements.size >= ${STATEMENT_CACHE_SIZE}) statements.delete(statements.keys().next().value);
+      statements.set(sql, prepared);
+    }
+    const values = args.map((v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+    parentPort.postMessage({ id, columnNames: prepared.columnNames, declaredTypes: prepared.declaredTypes, rows: prepared.statement.all(values) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: { code: typeof error?.code === 'string' ? error.code : 'SQLITE_ERROR', message: String(error?.message ?? error) } });
+  }
+});
+`;
+
+interface WorkerRows {
+  columnNames: string[];
+  declaredTypes: (string | null)[];
+  rows: unknown[][];
+}
+
+class WorkerReader {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, { resolve: (rows: WorkerRows) => void; reject: (error: unknown) => void }>();
+  #next = 0;
+
+  constructor(file: string, busyTimeoutMs: number) {
+    this.#worker = new Worker(READ_WORKER_SCRIPT, { eval: true, workerData: { file, busyTimeoutMs, modulePath: sqliteModulePath() } });
+    this.#worker.unref();
+    this.#worker.on('message', (message: WorkerRows & { id: number; error?: SqliteError }) => {
+      const waiting = this.#waiting.get(message.id);
+      this.#waiting.delete(message.id);
+      if (this.#waiting.size === 0) this.#worker.unref();
+      if (message.error) waiting?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
+      else waiting?.resolve(message);
+    });
+    this.#worker.on('error', (error) => this.#failAll(error));
+    this.#worker.on('exit', () => this.#failAll(new Error('the read worker stopped')));
+  }
+
+  read(sql: string, args: unknown[]): Promise<WorkerRows> {
+    const id = this.#next++;
+    if (this.#waiting.size === 0) this.#worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, sql, args });
+    });
+  }
+
+  close(): void {
+    void this.#worker.terminate();
+  }
+
+  #failAll(error: unknown): void {
+    for (const { reject } of this.#waiting.values()) reject(error);
+    this.#waiting.clear();
+  }
+}
+
+/** A worker's rows as Prisma takes them (blobs come back as Uint8Array: Buffers again). */
+async function resultSet(pending: Promise<WorkerRows>): Promise<SqlResultSet> {
+  let answer: WorkerRows;
+  try {
+    answer = await pending;
+  } catch (error) {
+    throw asDriverError(error);
+  }
+  const rows = answer.rows.map((row) => row.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v)));
+  const columnTypes = columnTypesOf(answer.declaredTypes, rows);
+  return { columnNames: answer.columnNames, columnTypes, rows: rows.map((row) => fromSqliteRow(row, columnTypes)) };
+}
+
+/**
+ * The write lock of the file, which other processes (cluster workers, the command line's
+ * import, a second service) take too. The writer connection never waits for it inside
+ * SQLite (busy timeout 0: that wait would hold the event loop); a write that finds it
+ * taken is tried again after a pause that grows from 1 to 50 ms, until `timeoutMs`.
+ * Only the statement that takes the lock comes here (BEGIN IMMEDIATE, or a lone write,
+ * which SQLite rolls back whole when it is busy), so trying again is safe.
+ */
+class FileWriteLock {
+  constructor(private readonly timeoutMs: number) {}
+
+  async when<T>(attempt: () => T | Promise<T>): Promise<T> {
+    const deadline = performance.now() + this.timeoutMs;
+    for (let pause = 1; ; pause = Math.min(50, pause * 2)) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        if (performance.now() + pause > deadline) throw databaseBusy(this.timeoutMs);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+/** The file's connections and the writer's turns, shared by the adapters of one factory and its lanes. */
 interface SqliteFile {
   writer: { db: BetterSqlite3.Database; statements: StatementCache };
   reader?: { db: BetterSqlite3.Database; queryable: SqliteQueryable; statements: StatementCache };
+  /** The long reads' worker thread, started by the first long read. */
+  longReader(): WorkerReader;
   turns: WriterTurns;
+  writeLock: FileWriteLock;
   close(): void;
 }
 
@@ -190,16 +322,22 @@ interface SqliteFile {
  */
 class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
   private readonly reader: SqliteFile['reader'];
+  private readonly priority: boolean;
   constructor(
     private readonly file: SqliteFile,
-    private readonly priority: boolean,
+    private readonly lane: Lane,
   ) {
     super(file.writer.statements);
     this.reader = file.reader;
+    this.priority = lane === 'priority';
   }
 
   override async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    if (this.readsOnly(query)) return this.reader!.queryable.queryRaw(query);
+    if (this.readsOnly(query)) {
+      if (this.lane !== 'long-reads') return this.reader!.queryable.queryRaw(query);
+      const { sql } = query;
+      return resultSet(this.file.longReader().read(sql, sqliteArgs(query)));
+    }
     return this.inTurn(() => super.queryRaw(query));
   }
 
@@ -215,7 +353,10 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
     if (isolationLevel && isolationLevel !== 'SERIALIZABLE') throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
     const release = await this.file.turns.take(this.priority);
     try {
-      this.run(() => this.statements.get('BEGIN').statement.run());
+      // IMMEDIATE: the file's write lock is taken here, before the transaction reads. A
+      // deferred BEGIN would read a snapshot first, and its first write would then fail
+      // (SQLITE_BUSY_SNAPSHOT) whenever another process had committed since: no wait helps.
+      await this.file.writeLock.when(() => this.run(() => this.statements.get('BEGIN IMMEDIATE').statement.run()));
     } catch (error) {
       release();
       throw error;
@@ -239,10 +380,11 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
     }
   }
 
+  /** A write outside a transaction: in the writer's turn, once the file's write lock is free. */
   private async inTurn<T>(work: () => Promise<T>): Promise<T> {
     const release = await this.file.turns.take(this.priority);
     try {
-      return await work();
+      return await this.file.writeLock.when(work);
     } finally {
       release();
     }
@@ -276,10 +418,10 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
   /** The open file and how many adapters (of this factory and its priority lane) use it. */
   #open?: { file: SqliteFile; users: number };
 
-  /** `lane`: the factory whose connections this one's adapters share, with priority turns (see priorityLane). */
+  /** `lane`: the factory whose connections this one's adapters share, and how they use them (see Lane). */
   constructor(
     private readonly config: { file: string; busyTimeoutMs?: number },
-    private readonly lane?: SqliteAdapterFactory,
+    private readonly lane?: { of: SqliteAdapterFactory; kind: Exclude<Lane, 'ordinary'> },
   ) {}
 
   /**
@@ -287,16 +429,21 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
    * the waiting ones of this factory's adapters (see WriterTurns): the background loops'.
    */
   priorityLane(): SqliteAdapterFactory {
-    return new SqliteAdapterFactory(this.config, this);
+    return new SqliteAdapterFactory(this.config, { of: this, kind: 'priority' });
+  }
+
+  /** A factory for a client whose reads run on the worker thread's connection (see Lane); its writes share the writer. */
+  longReadsLane(): SqliteAdapterFactory {
+    return new SqliteAdapterFactory(this.config, { of: this, kind: 'long-reads' });
   }
 
   async connect(): Promise<SqlDriverAdapter> {
-    return this.lane ? new SqliteAdapter(this.lane.acquire(), true) : new SqliteAdapter(this.acquire(), false);
+    return this.lane ? new SqliteAdapter(this.lane.of.acquire(), this.lane.kind) : new SqliteAdapter(this.acquire(), 'ordinary');
   }
 
   /** Prisma's schema engine diffs the migrations folder against a throwaway database (scripts/schema-engine.ts). */
   async connectToShadowDb(): Promise<SqlDriverAdapter> {
-    return new ShadowSqliteAdapter(openFile(':memory:', this.config.busyTimeoutMs), false);
+    return new ShadowSqliteAdapter(openFile(':memory:', this.config.busyTimeoutMs), 'ordinary');
   }
 
   /** The file's connections, opened for the first adapter; each adapter's `close` lets go of them, and the last closes them. */
@@ -316,8 +463,8 @@ export class SqliteAdapterFactory implements SqlMigrationAwareDriverAdapterFacto
 }
 
 function openFile(file: string, busyTimeoutMs = 10_000): SqliteFile {
-  const connect = () => {
-    const db = openSqliteFile(file, { timeout: busyTimeoutMs });
+  const connect = (timeout: number) => {
+    const db = openSqliteFile(file, { timeout });
     // Integers come back as bigint and are narrowed per value below, so none is rounded.
     db.defaultSafeIntegers(true);
     // A statement that fires triggers (the list counts', the event outbox's) keeps a statement
@@ -325,18 +472,24 @@ function openFile(file: string, busyTimeoutMs = 10_000): SqliteFile {
     db.pragma('temp_store = MEMORY');
     return { db, statements: new StatementCache(db) };
   };
-  const writer = connect();
-  // An in-memory database is private to its connection: it has no second one.
-  const reader = file === ':memory:' ? undefined : connect();
+  // The writer waits for the file's write lock in FileWriteLock, never inside SQLite.
+  const writer = connect(0);
+  // An in-memory database is private to its connection: it has no second one. The reader
+  // is never refused in WAL mode but for a moment's recovery of the log, short enough to wait for.
+  const reader = file === ':memory:' ? undefined : connect(busyTimeoutMs);
+  let longReader: WorkerReader | undefined;
   return {
     writer,
     reader: reader && { ...reader, queryable: new SqliteQueryable(reader.statements) },
+    longReader: () => (longReader ??= new WorkerReader(file, busyTimeoutMs)),
     turns: new WriterTurns(),
+    writeLock: new FileWriteLock(busyTimeoutMs),
     close() {
       writer.statements.clear();
       writer.db.close();
       reader?.statements.clear();
       reader?.db.close();
+      longReader?.close();
     },
   };
 }
@@ -447,6 +600,11 @@ function inferredType(value: unknown): ColumnType {
 
 // --- Errors, as Prisma's known kinds (unique, not-null and foreign-key violations, busy) ---
 
+/** An error of SQLite's as Prisma's driver error; anything else as it is. */
+function asDriverError(error: unknown): unknown {
+  return isSqliteError(error) && !(error instanceof DriverAdapterError) ? new DriverAdapterError({ originalCode: error.code, originalMessage: error.message, ...driverErrorOf(error) }) : error;
+}
+
 interface SqliteError {
   code: string;
   message: string;
@@ -457,6 +615,13 @@ function isSqliteError(error: unknown): error is SqliteError {
 }
 
 const SQLITE_BUSY = 5;
+
+/** A statement refused because another connection holds the file's lock (thrown by `run`, as Prisma's error). */
+const isBusy = (error: unknown) => error instanceof DriverAdapterError && error.cause.kind === 'SocketTimeout';
+
+/** The lock was still taken when the wait ran out: Prisma's P1008 (src/db/errors.ts: `isDatabaseBusy`). */
+const databaseBusy = (timeoutMs: number) =>
+  new DriverAdapterError({ kind: 'SocketTimeout', originalCode: 'SQLITE_BUSY', originalMessage: `the database file stayed locked by another writer for ${timeoutMs / 1000} s` });
 const UNKNOWN_CODE_PREFIX = 'UNKNOWN_SQLITE_ERROR_';
 
 function constraintFields(message: string): string[] | undefined {

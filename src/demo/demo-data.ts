@@ -542,12 +542,6 @@ async function insertDemo(tx: Tx, represent: Represent, workspaceName: string, l
   return { loaded: true, workspaceId, counts: await countDemoRows(tx, workspaceId), payableToken: await payableToken(tx, workspaceId) };
 }
 
-// SQLite refuses a second writer outright ("database is locked") when another process
-// is writing, e.g. a running server or another demo run: wait and look again.
-const isBusy = (error: unknown) => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P1008';
-const BUSY_RETRIES = 20;
-const BUSY_WAIT_MS = 250;
-
 /**
  * Loads the demo into the named workspace (created when missing), in one transaction.
  * A workspace that already has the demo's first user (a unique e-mail per workspace)
@@ -563,21 +557,15 @@ export async function loadDemo(prisma: Db, represent: Represent, workspaceName: 
     return { loaded: false, workspaceId: marker.workspaceId, counts: await countDemoRows(prisma, marker.workspaceId), payableToken: await payableToken(prisma, marker.workspaceId) };
   };
 
-  for (let attempt = 1; ; attempt++) {
-    const existing = await alreadyThere();
-    if (existing) return existing;
-    try {
-      return await prisma.$transaction((tx) => insertDemo(tx, represent, workspaceName, log), { timeout: 60_000, maxWait: 10_000 });
-    } catch (error) {
-      if (isBusy(error) && attempt < BUSY_RETRIES) {
-        log(`The database is busy; trying again (${attempt}/${BUSY_RETRIES - 1})...`);
-        await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS));
-        continue;
-      }
-      // Another run loaded the demo meanwhile: its first user's e-mail is taken.
-      const raced = isUniqueViolation(error) ? await alreadyThere() : undefined;
-      if (raced) return raced;
-      throw error;
-    }
+  const existing = await alreadyThere();
+  if (existing) return existing;
+  try {
+    // A process writing to the same SQLite file meanwhile (a running server, another demo run) is waited for by the database layer.
+    return await prisma.$transaction((tx) => insertDemo(tx, represent, workspaceName, log), { timeout: 60_000, maxWait: 10_000 });
+  } catch (error) {
+    // Another run loaded the demo meanwhile: its first user's e-mail is taken.
+    const raced = isUniqueViolation(error) ? await alreadyThere() : undefined;
+    if (raced) return raced;
+    throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { firstIdAt } from '../db/ids.js';
-import type { Context, EventStreamSubscription, LoggedEvent } from '../graphql/context.js';
+import { type Context, type EventStreamSubscription, type LoggedEvent, longReadsOf } from '../graphql/context.js';
 import { invalid, rateLimited } from '../graphql/errors.js';
 import { type EventResource, typeMatches, visibleResources } from './resources.js';
 
@@ -61,13 +61,14 @@ async function* follow(ctx: Context, request: StreamRequest, subscription: Event
       const recent = firstIdAt(new Date(Date.now() - SEAM_MS));
       let after = request.since;
       for (;;) {
-        const page = (await ctx.db.event.findMany({ where: { id: { gt: after } }, orderBy: { id: 'asc' }, take: REPLAY_PAGE })) as LoggedEvent[];
+        const page = (await longReadsOf(ctx).event.findMany({ where: { id: { gt: after } }, orderBy: { id: 'asc' }, take: REPLAY_PAGE })) as LoggedEvent[];
         for (const event of page) {
           if (event.id >= recent) seam.add(event.id);
           if (wanted(event)) yield event;
         }
         if (page.length < REPLAY_PAGE) break;
         after = page.at(-1)!.id;
+        await ctx.nextLongReadPage?.();
       }
     }
     for (;;) {

@@ -55,6 +55,14 @@ export interface CommitNotices {
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
 export interface Context {
   db: ScopedDb;
+  /**
+   * The workspace's client for reads that can run long (exports, searches, reports, a
+   * stream's replay: `longReadsOf`), on connections of their own (src/db/client.ts,
+   * `Database.longReads`); absent where nothing else waits (the command line, background work).
+   */
+  longReads?: () => ScopedDb;
+  /** Between two pages of a long read: resolves once the short requests in flight have been answered (src/http/pacing.ts; absent: at once). */
+  nextLongReadPage?: () => Promise<void>;
   workspace: { id: string; defaultCurrency: string };
   requestId: string;
   /** The key's scopes (src/auth/scopes.ts); absent: no limit (the public routes' own documents, the service's own work). */
@@ -101,11 +109,14 @@ export function createContext(
   prisma: Db,
   workspace: Context['workspace'],
   actor: Actor,
-  options: Partial<Pick<Context, 'db' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live' | 'commits'>> = {},
+  options: Partial<Pick<Context, 'db' | 'longReads' | 'nextLongReadPage' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live' | 'commits'>> = {},
 ): Context {
   const { db = scopeToWorkspace(prisma, workspace.id), requestId = '', settings = DEFAULT_SETTINGS, ...rest } = options;
   return { db, workspace, actor, requestId, settings, ...rest };
 }
+
+/** The client a long read runs on: the context's long-reads client, or its own where it has none (or is inside a transaction). */
+export const longReadsOf = (ctx: Context): ScopedDb => ctx.longReads?.() ?? ctx.db;
 
 /** The context of the service's own writes (background work: webhook auto-disable, checkout expiry), recorded with actor `system`. */
 export const systemContext = (prisma: Db, workspace: Context['workspace'], settings: Settings = DEFAULT_SETTINGS, commits?: CommitNotices): Context =>

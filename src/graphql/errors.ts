@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { isForeignKeyViolation, isRecordGone, isUniqueViolation } from '../db/errors.js';
+import { isDatabaseBusy, isForeignKeyViolation, isRecordGone, isUniqueViolation } from '../db/errors.js';
 import { type FieldErrors, Messages, snakeCase } from '../validation/messages.js';
 
 /**
@@ -15,6 +15,8 @@ export const ErrorCode = {
   BadUserInput: 'BAD_USER_INPUT',
   RateLimited: 'RATE_LIMITED',
   Internal: 'INTERNAL_SERVER_ERROR',
+  /** The embedded database's write lock stayed taken by another process for the whole wait: try again (REST 503 with Retry-After). */
+  Unavailable: 'SERVICE_UNAVAILABLE',
   /** A request GraphQL cannot read at all (not JSON, no query). */
   BadRequest: 'BAD_REQUEST',
   /** A document over the size, token, nesting, depth, alias or cost limits: refused before it runs. */
@@ -86,6 +88,7 @@ export function contractError(error: GraphQLError): GraphQLError | undefined {
   const located = (mapped: GraphQLError) => new GraphQLError(mapped.message, { path: error.path, nodes: error.nodes, extensions: mapped.extensions });
   if (isRecordGone(original)) return located(notFound(resourceName(String(meta?.modelName ?? 'Record'))));
   if (isForeignKeyViolation(original)) return located(invalidField('input', 'A record this request refers to was deleted meanwhile; nothing was saved.'));
+  if (isDatabaseBusy(original)) return located(new GraphQLError('Service unavailable.', { extensions: { code: ErrorCode.Unavailable } }));
   if (isUniqueViolation(original)) {
     const field = snakeCase(uniqueColumns(meta).find((c) => c !== 'workspaceId') ?? 'input');
     return located(invalidField(field, Messages.taken(field)));

@@ -15,6 +15,7 @@ export const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
   [ErrorCode.BadUserInput]: 422,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.Internal]: 500,
+  [ErrorCode.Unavailable]: 503,
   [ErrorCode.BadRequest]: 500,
   [ErrorCode.LimitExceeded]: 500,
   [ErrorCode.ParseFailed]: 500,
@@ -134,5 +135,5 @@ function failed(raised: GraphQLError): Extract<OperationResult, { ok: false }> {
   const error = contractError(raised);
   const code = error && codeOf(error);
   const status = code ? (STATUS_BY_CODE[code as ErrorCodeValue] ?? 500) : 500;
-  return { ok: false, status, error: status < 500 ? error : undefined, thrown: raised.originalError ?? raised };
+  return { ok: false, status, error: status < 500 || status === 503 ? error : undefined, thrown: raised.originalError ?? raised };
 }

@@ -1,5 +1,5 @@
 import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
-import type { Admit, Context } from '../graphql/context.js';
+import { type Admit, type Context, longReadsOf } from '../graphql/context.js';
 import { invalid } from '../graphql/errors.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
 import type { Metrics } from '../http/metrics.js';
@@ -31,7 +31,7 @@ interface CompiledRoute extends RestRoute {
 }
 
 /** Rows a CSV export reads a query: enough that round trips do not dominate, and few enough that the ids of a page fit in one SQLite statement (999 values). */
-const EXPORT_PAGE_SIZE = 500;
+const EXPORT_PAGE_SIZE = 200;
 
 const defaultStatus = (method: RestRoute['method']) => (method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200);
 const splitPath = (path: string) => path.split('/').filter(Boolean);
@@ -184,14 +184,18 @@ export function createRestAdapter(
   async function exportCsv(route: CompiledRoute, url: URL, admitted: Context, requestId: string, headers: Record<string, string>): Promise<Response> {
     const walked = ['page', 'per_page', 'cursor'].filter((p) => url.searchParams.has(p));
     if (walked.length > 0) return respond(unprocessable(invalid(Object.fromEntries(walked.map((p) => [p, [`The ${p} parameter is not supported.`]])))), headers);
-    const context: Context = { ...admitted, exportPageSize: EXPORT_PAGE_SIZE };
+    // Every page read on the long reads' connections (src/db/client.ts), so that it holds none that short requests use.
+    const context: Context = { ...admitted, db: longReadsOf(admitted), exportPageSize: EXPORT_PAGE_SIZE };
     const page = (cursor: string) => runRoute(route, {}, url, context, requestId, { cursor });
     const first = await page('');
     if (first.status !== 200) return respond(first, headers);
     const writer = csvWriter(route.columns!, (await route.csv!.propertyKeys?.(context)) ?? []);
     const encoder = new TextEncoder();
     const list = route.path.split('/')[1]!;
-    let next = (first.body as ListResult).next_cursor;
+    // The next page is asked for before this one is formatted: its statements run on the long
+    // reads' connection (a worker thread on SQLite) while this thread writes CSV.
+    const ahead = (cursor: string | null) => (cursor === null ? null : (admitted.nextLongReadPage?.() ?? Promise.resolve()).then(() => page(cursor)));
+    let pending = ahead((first.body as ListResult).next_cursor);
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         const { data } = first.body as ListResult;
@@ -199,14 +203,19 @@ export function createRestAdapter(
         metrics?.exportRows(list, data.length);
       },
       async pull(controller) {
-        if (next === null) return controller.close();
-        const more = await page(next);
+        if (pending === null) return controller.close();
+        const more = await pending;
         // The status line is gone: a failure can only cut the answer short (logged by runRoute if it is ours).
         if (more.status !== 200) return controller.error(new Error(`export of ${route.path} stopped: ${more.status}`));
         const result = more.body as ListResult;
-        next = result.next_cursor;
+        pending = ahead(result.next_cursor);
         controller.enqueue(encoder.encode(writer.rows(result.data as never)));
         metrics?.exportRows(list, result.data.length);
+      },
+      cancel() {
+        // A client gone mid-export: the page asked for ahead is let go (it only reads).
+        pending?.catch(() => {});
+        pending = null;
       },
     });
     const filename = `${list}.csv`;
@@ -325,7 +334,8 @@ export function createRestAdapter(
   }
 }
 
-const respond = (outcome: Outcome, headers: Record<string, string>) => json(outcome.status, outcome.body, headers);
+/** A 503 (the embedded database stayed locked by another process) says when to try again. */
+const respond = (outcome: Outcome, headers: Record<string, string>) => json(outcome.status, outcome.body, outcome.status === 503 ? { ...headers, 'Retry-After': '1' } : headers);
 
 /** How often a quiet event stream sends a comment line (API.md section 10). */
 const STREAM_KEEP_ALIVE_MS = 15_000;
@@ -373,7 +383,7 @@ function errorOutcome(failed: Extract<OperationResult, { ok: false }>, requestId
   const { status, error, thrown } = failed;
   // The error as thrown goes with the answer: a caller running the route in its own transaction may run it again.
   if (status === 422) return { ...unprocessable(error!), error: thrown };
-  if (error && status < 500) return { status, body: errorBody(error.message), error: thrown };
+  if (error && (status < 500 || status === 503)) return { status, body: errorBody(error.message), error: thrown };
   // A race lost inside a caller's transaction is that caller's to run again (and to log if no run wins it).
   if (!(retried && lostRace(thrown))) logError(requestId, thrown, `${route.method} ${route.path}`);
   return { status: 500, body: errorBody('Server error.'), error: thrown };

@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -64,6 +63,10 @@ function cell(value: unknown): string {
   return guardCell(JSON.stringify(value));
 }
 
+/** RFC 4180: a cell holding a comma, a quote or a line break is quoted, its quotes doubled (csv-stringify's rule, without its per-row cost). */
+const NEEDS_QUOTES = /[",\r\n]/;
+const quoted = (cell: string) => (NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+
 /**
  * Writes rows as CSV (RFC 4180: CRLF, quotes where needed) with `columns`, the
  * `properties` column spread to one column per key of `propertyKeys`.
@@ -78,9 +81,13 @@ export function csvWriter(columns: Column[], propertyKeys: string[]) {
     if (c.list && Array.isArray(value)) return value.map((v) => cell(v)).join(';');
     return cell(value);
   };
-  const format = (records: string[][]) => stringify(records, { record_delimiter: '\r\n' });
+  const line = (cells: string[]) => `${cells.map(quoted).join(',')}\r\n`;
   return {
-    header: () => format([expanded.map((c) => c.header)]),
-    rows: (rows: Record<string, any>[]) => (rows.length === 0 ? '' : format(rows.map((row) => expanded.map((c) => valueAt(row, c))))),
+    header: () => line(expanded.map((c) => c.header)),
+    rows: (rows: Record<string, any>[]) => {
+      let text = '';
+      for (const row of rows) text += line(expanded.map((c) => valueAt(row, c)));
+      return text;
+    },
   };
 }

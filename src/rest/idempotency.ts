@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/client.js';
 import { lostRace } from '../db/errors.js';
-import { type Tx, atomically, joinable, lockRow } from '../db/locks.js';
+import { type Tx, atomically, joinable } from '../db/locks.js';
 import { newRow } from '../db/tenancy.js';
 import type { Context } from '../graphql/context.js';
 import { reached } from '../http/crash-points.js';
@@ -74,12 +74,8 @@ export function createIdempotency(database: Database, stopping?: AbortSignal) {
   };
   /** Takes the key for the transaction's life; false when another transaction holds it (PostgreSQL only). */
   const takeKey = async (tx: Tx, workspaceId: string, key: string): Promise<boolean> => {
-    if (database.target.provider !== 'postgresql') {
-      // SQLite: the database's write lock first, by a write that changes nothing. A transaction
-      // that read first could not take it once another process had written (SQLITE_BUSY_SNAPSHOT).
-      await lockRow(tx, 'workspace', workspaceId);
-      return true;
-    }
+    // SQLite: every transaction holds the database's write lock from its start (src/db/sqlite-adapter.ts).
+    if (database.target.provider !== 'postgresql') return true;
     const [row] = await tx.$queryRawUnsafe<{ held: boolean }[]>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS "held"', `idempotency:${workspaceId}:${key}`);
     return row!.held;
   };

@@ -7,8 +7,12 @@ import { EVENT_RESOURCES } from '../events/resources.js';
 import { SEARCH_TYPES, SEARCH_TYPE_NAMES } from './documents.js';
 import { type RecordedEvent, indexMissing } from './index-writer.js';
 
-/** Records per transaction: each is read as its REST GET answers it, so a round stays short. */
-export const BACKFILL_BATCH = 200;
+/**
+ * Records per transaction: each is read as its REST GET answers it, and on SQLite a
+ * transaction holds the event loop and the write lock to its end, so a batch is a page of
+ * work (a few milliseconds); the requests waiting go between two batches.
+ */
+export const BACKFILL_BATCH = 50;
 
 /**
  * Indexes the searched records that have no entry: those written before the index
@@ -40,6 +44,7 @@ export async function indexUnindexedRecords(prisma: Db, represent: Represent, st
         return missing.length < batch || events.length === 0;
       });
       if (done) break;
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
   return indexed;

@@ -23,7 +23,7 @@ export const Contact = builder.prismaObject('Contact', {
     lastName: t.exposeString('lastName', { nullable: true }),
     email: t.exposeString('email'),
     notes: t.exposeString('notes', { nullable: true }),
-    properties: t.field({ type: 'JSON', select: { properties: true }, resolve: (c, _args, ctx) => visibleProperties(ctx, 'contact', c.properties) }),
+    properties: t.field({ type: 'JSON', resolve: (c, _args, ctx) => visibleProperties(ctx, 'contact', c.properties) }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     companies: t.relation('companies', { ...pagedRelation(t, { id: 'asc' }) }),

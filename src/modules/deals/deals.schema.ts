@@ -22,7 +22,7 @@ export const Deal = builder.prismaObject('Deal', {
     estimatedValue: t.expose('estimatedValue', { type: 'Decimal' }),
     currency: t.exposeString('currency', { description: "The workspace's default currency when the deal was created (it does not follow later changes)." }),
     expectedCloseDate: t.expose('expectedCloseDate', { type: 'Date', nullable: true }),
-    properties: t.field({ type: 'JSON', select: { properties: true }, resolve: (d, _args, ctx) => visibleProperties(ctx, 'deal', d.properties) }),
+    properties: t.field({ type: 'JSON', resolve: (d, _args, ctx) => visibleProperties(ctx, 'deal', d.properties) }),
     stageId: t.exposeID('stageId'),
     userId: t.exposeID('userId'),
     stage: t.relation('stage'),

@@ -1,5 +1,5 @@
 import { builder } from '../../graphql/builder.js';
-import type { Context } from '../../graphql/context.js';
+import { type Context, longReadsOf } from '../../graphql/context.js';
 import { invalid } from '../../graphql/errors.js';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import { fromTenThousandths, weightedTotal } from '../../payments/money.js';
@@ -116,7 +116,7 @@ async function dealReport(ctx: Context, filter: unknown) {
     throw invalid({ user_id: [Messages.unknownId('user_id')] });
   }
   const [sums, stages] = await Promise.all([
-    dealSums(ctx.db, { ...args, pipelineId: pipeline.id }),
+    dealSums(longReadsOf(ctx), { ...args, pipelineId: pipeline.id }),
     ctx.db.dealStage.findMany({ where: { pipelineId: pipeline.id }, orderBy: [{ order: 'asc' }, { id: 'asc' }], select: { id: true, externalId: true, name: true, probability: true } }),
   ]);
   const probabilityOf = new Map(stages.map((s) => [s.id, s.probability]));
@@ -138,7 +138,7 @@ async function dealReport(ctx: Context, filter: unknown) {
 
 async function paymentReport(ctx: Context, filter: unknown) {
   const args = parseInput(PaymentReportArgs, filter ?? {}, ctx);
-  const sums = await paymentSums(ctx.db, args);
+  const sums = await paymentSums(longReadsOf(ctx), args);
   const rows: ReportRow[] = sums.map((s) => ({ group: s.key, currency: s.currency, count: s.count, total: fromTenThousandths(s.sum) }));
   if (args.groupBy === 'payment_link') {
     const links = await ctx.db.paymentLink.findMany({

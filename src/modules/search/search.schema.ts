@@ -1,6 +1,7 @@
 import { allows, forbidden } from '../../auth/scopes.js';
 import { providerOf } from '../../db/client.js';
 import { builder } from '../../graphql/builder.js';
+import { longReadsOf } from '../../graphql/context.js';
 import { invalid } from '../../graphql/errors.js';
 import { SEARCH_TYPE_NAMES, type SearchType } from '../../search/documents.js';
 import { type SearchHit, readCursor, searchPage } from '../../search/query.js';
@@ -51,7 +52,7 @@ builder.queryFields((t) => ({
       if (position === null) throw invalid({ cursor: ['The cursor is invalid: it was not given by this search.'] });
       // A query of only punctuation has no word to look for: nothing matches.
       if (request.words.length === 0 || searched.length === 0) return { data: [], perPage, nextCursor: null, prevCursor: null };
-      return searchPage(ctx.db, request, position);
+      return searchPage(longReadsOf(ctx), request, position);
     },
   }),
 }));

@@ -1,0 +1,47 @@
+/** The longest a long read's next page waits for short requests to be answered: it goes on, at least one page this often, however busy the process. */
+export const LONG_READ_MAX_WAIT_MS = 10;
+
+/**
+ * Long reads (an export, a stream's replay) go page by page, and between pages they let
+ * the short requests in flight finish first (API.md section 5: heavy reads never stall
+ * the server). A page asked for while none is in flight starts in the next turn of the
+ * event loop; otherwise once they have all been answered, or after LONG_READ_MAX_WAIT_MS.
+ * Without this, every turn a short request needs (each of its statements' answers) would
+ * wait behind a page of each long read under way, and on PostgreSQL, whose answers are
+ * all turns, a GET by id took several pages' time under two exports.
+ */
+export class LongReadPacing {
+  #inFlight = 0;
+  #waiting: (() => void)[] = [];
+
+  /** A short request began (the server counts every request while its answer is made, not while a stream's body is sent). */
+  started(): void {
+    this.#inFlight += 1;
+  }
+
+  /** A short request was answered. */
+  finished(): void {
+    this.#inFlight -= 1;
+    if (this.#inFlight === 0 && this.#waiting.length > 0) {
+      const waiting = this.#waiting;
+      this.#waiting = [];
+      for (const go of waiting) go();
+    }
+  }
+
+  /** Resolves when a long read may start its next page. */
+  next(): Promise<void> {
+    if (this.#inFlight === 0) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiting = this.#waiting.filter((w) => w !== go);
+        resolve();
+      }, LONG_READ_MAX_WAIT_MS);
+      this.#waiting.push(go);
+    });
+  }
+}

@@ -18,6 +18,7 @@ const PROVIDER_INDEPENDENT = [
   'test/http-limits.test.ts',
   'test/lingering-close.test.ts',
   'test/money.test.ts',
+  'test/pacing.test.ts',
   'test/openapi.test.ts',
   'test/readme-settings.test.ts',
   'test/v8-flags.test.ts',

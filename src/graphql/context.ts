@@ -61,8 +61,8 @@ export interface Context {
    * `Database.longReads`); absent where nothing else waits (the command line, background work).
    */
   longReads?: () => ScopedDb;
-  /** Between two pages of a long read: resolves once the short requests in flight have been answered (src/http/pacing.ts; absent: at once). */
-  nextLongReadPage?: () => Promise<void>;
+  /** Between two pages of a long read: resolves once the short requests in flight have been answered, `quiet` when none came for a while (src/http/pacing.ts; absent: at once). */
+  nextLongReadPage?: () => Promise<{ quiet: boolean }>;
   workspace: { id: string; defaultCurrency: string };
   requestId: string;
   /** The key's scopes (src/auth/scopes.ts); absent: no limit (the public routes' own documents, the service's own work). */
@@ -80,7 +80,7 @@ export interface Context {
    * out of the variables); input validation reports them with every other problem.
    */
   inputTypeErrors?: FieldErrors;
-  /** A CSV export's page size: larger than a client's `per_page` may be, for fewer round trips (src/rest/csv-export.ts). */
+  /** A CSV export's page size: larger than a client's `per_page` may be, for fewer round trips (src/rest/adapter.ts). */
   exportPageSize?: number;
   /** Inside a mutation: a record as its REST GET answers it (an event's `data.object`), set by the write path. */
   represent?: (resource: 'webhook_endpoint', id: string, context: Context) => Promise<Record<string, unknown> | null>;

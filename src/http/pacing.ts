@@ -1,6 +1,9 @@
 /** The longest a long read's next page waits for short requests to be answered: it goes on, at least one page this often, however busy the process. */
 export const LONG_READ_MAX_WAIT_MS = 10;
 
+/** No short request begun for this long: the process is quiet, and a long read may take larger pages. */
+export const QUIET_AFTER_MS = 50;
+
 /**
  * Long reads (an export, a stream's replay) go page by page, and between pages they let
  * the short requests in flight finish first (API.md section 5: heavy reads never stall
@@ -12,11 +15,13 @@ export const LONG_READ_MAX_WAIT_MS = 10;
  */
 export class LongReadPacing {
   #inFlight = 0;
+  #lastStartedAt = -Infinity;
   #waiting: (() => void)[] = [];
 
   /** A short request began (the server counts every request while its answer is made, not while a stream's body is sent). */
   started(): void {
     this.#inFlight += 1;
+    this.#lastStartedAt = performance.now();
   }
 
   /** A short request was answered. */
@@ -29,17 +34,22 @@ export class LongReadPacing {
     }
   }
 
-  /** Resolves when a long read may start its next page. */
-  next(): Promise<void> {
-    if (this.#inFlight === 0) return new Promise((resolve) => setImmediate(resolve));
+  /**
+   * Resolves when a long read may start its next page: `quiet` when no short request has
+   * begun for QUIET_AFTER_MS (a long read alone may then take larger pages, which cost
+   * less per row; beside short requests it keeps to small ones).
+   */
+  next(): Promise<{ quiet: boolean }> {
+    const quiet = () => ({ quiet: this.#inFlight === 0 && performance.now() - this.#lastStartedAt >= QUIET_AFTER_MS });
+    if (this.#inFlight === 0) return new Promise((resolve) => setImmediate(() => resolve(quiet())));
     return new Promise((resolve) => {
       const go = () => {
         clearTimeout(timer);
-        resolve();
+        resolve(quiet());
       };
       const timer = setTimeout(() => {
         this.#waiting = this.#waiting.filter((w) => w !== go);
-        resolve();
+        resolve(quiet());
       }, LONG_READ_MAX_WAIT_MS);
       this.#waiting.push(go);
     });

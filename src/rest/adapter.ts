@@ -17,6 +17,7 @@ import { type Column, csvWriter, exportColumns } from './csv-export.js';
 import { type CompiledDocument, compileDocument } from './documents.js';
 import { type Idempotency, MAX_KEY_LENGTH, type Outcome, fingerprint } from './idempotency.js';
 import type { RestRoute } from './route.js';
+import { providerOf } from '../db/client.js';
 import { lostRace } from '../db/errors.js';
 import { reached } from '../http/crash-points.js';
 
@@ -30,8 +31,15 @@ interface CompiledRoute extends RestRoute {
   messages?: WeakMap<object, Uint8Array>;
 }
 
-/** Rows a CSV export reads a query: enough that round trips do not dominate, and few enough that the ids of a page fit in one SQLite statement (999 values). */
-const EXPORT_PAGE_SIZE = 200;
+/**
+ * Rows a CSV export reads a query. Beside short requests a page is the longest the export
+ * holds the event loop (API.md section 5): its answer is worked through in one go, however
+ * the export is paced. On PostgreSQL the rows are also parsed on this thread (on SQLite the
+ * worker thread reads them), so its pages are smaller. With no short request for a while
+ * (LongReadPacing's `quiet`), pages are 500 rows, which cost least per row (SQLite takes at
+ * most 999 values in one statement, and a page's relations are loaded with its ids).
+ */
+const EXPORT_PAGE_SIZE = { sqlite: 100, postgresql: 50, quiet: 500 } as const;
 
 const defaultStatus = (method: RestRoute['method']) => (method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200);
 const splitPath = (path: string) => path.split('/').filter(Boolean);
@@ -185,16 +193,18 @@ export function createRestAdapter(
     const walked = ['page', 'per_page', 'cursor'].filter((p) => url.searchParams.has(p));
     if (walked.length > 0) return respond(unprocessable(invalid(Object.fromEntries(walked.map((p) => [p, [`The ${p} parameter is not supported.`]])))), headers);
     // Every page read on the long reads' connections (src/db/client.ts), so that it holds none that short requests use.
-    const context: Context = { ...admitted, db: longReadsOf(admitted), exportPageSize: EXPORT_PAGE_SIZE };
-    const page = (cursor: string) => runRoute(route, {}, url, context, requestId, { cursor });
-    const first = await page('');
+    const db = longReadsOf(admitted);
+    const besideRequests = EXPORT_PAGE_SIZE[providerOf(db)];
+    const page = (cursor: string, size: number) => runRoute(route, {}, url, { ...admitted, db, exportPageSize: size }, requestId, { cursor });
+    const first = await page('', besideRequests);
     if (first.status !== 200) return respond(first, headers);
-    const writer = csvWriter(route.columns!, (await route.csv!.propertyKeys?.(context)) ?? []);
+    const writer = csvWriter(route.columns!, (await route.csv!.propertyKeys?.(admitted)) ?? []);
     const encoder = new TextEncoder();
     const list = route.path.split('/')[1]!;
     // The next page is asked for before this one is formatted: its statements run on the long
     // reads' connection (a worker thread on SQLite) while this thread writes CSV.
-    const ahead = (cursor: string | null) => (cursor === null ? null : (admitted.nextLongReadPage?.() ?? Promise.resolve()).then(() => page(cursor)));
+    const ahead = (cursor: string | null) =>
+      cursor === null ? null : (admitted.nextLongReadPage?.() ?? Promise.resolve({ quiet: false })).then(({ quiet }) => page(cursor, quiet ? EXPORT_PAGE_SIZE.quiet : besideRequests));
     let pending = ahead((first.body as ListResult).next_cursor);
     const body = new ReadableStream<Uint8Array>({
       start(controller) {

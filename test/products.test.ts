@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, type TestApp, newClient, startApp } from './support/app.js';
+import { type Client, type TestApp, countStatements, newClient, startApp } from './support/app.js';
 
 const PRODUCT_FIELDS = ['id', 'name', 'sku', 'type', 'description', 'price', 'cost', 'currency', 'unit', 'tax_rate', 'is_active', 'created_at', 'updated_at'].sort();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -15,6 +15,17 @@ afterAll(() => app.close());
 const valid = { name: 'Consulting hour', type: 'service', price: 120.5, currency: 'USD', unit: 'hour' };
 
 describe('products', () => {
+  it('reads a later page of columns alone in one statement beside its count, in list order', async () => {
+    const own = await newClient(app);
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) made.push((await own.post('/products', { ...valid, name: `P${i}` })).body.id);
+    let page: any;
+    // The key is known, so no lookup: the page's rows, and the count (a full page does not tell the total).
+    expect(await countStatements(app, async () => (page = await own.get('/products?page=2&per_page=5')))).toBe(2);
+    expect(page.body).toMatchObject({ current_page: 2, per_page: 5, total: 12, last_page: 3 });
+    expect(page.body.data.map((p: { id: string }) => p.id)).toEqual(made.slice(5, 10));
+  });
+
   it('creates with defaults and returns exactly the specified fields', async () => {
     const res = await api.post('/products', { ...valid, sku: 'CONS-1' });
     expect(res.status).toBe(201);

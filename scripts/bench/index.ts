@@ -175,6 +175,16 @@ function measurements(productIds: string[], runId: string, processCounts: number
         },
       },
       {
+        label: 'GraphQL `products(page: N)`',
+        bare: LIST,
+        shape: {
+          method: 'POST',
+          graphql: true,
+          path: () => '/graphql',
+          body: () => JSON.stringify({ query: `query ($page: Int) { products(page: $page) { total data { ${PRODUCT_FIELDS} } } }`, variables: { page: productPage() } }),
+        },
+      },
+      {
         label: `GraphQL \`deals(perPage: ${DEALS_PER_PAGE})\` with stage, user, contacts, products`,
         shape: { method: 'POST', graphql: true, path: () => '/graphql', body: () => JSON.stringify({ query: DEALS_QUERY, variables: { page: dealPage() } }) },
       },

@@ -121,6 +121,10 @@ function orderOf(spec: ListSpec, sort: string | undefined): OrderKey[] {
   }
 }
 
+/** Whether a folded query reads relations (an `include`, or a `select` of anything but columns). */
+const loadsRelations = (query: { include?: unknown; select?: Record<string, unknown> }): boolean =>
+  (query.include !== undefined && Object.keys(query.include as object).length > 0) || Object.values(query.select ?? {}).some((v) => v !== true);
+
 /**
  * One page of a list, by page or by cursor. `where` is the list's filters; `counted`
  * and `count` say how to total the unfiltered-by-time list (a stored count, a cheaper
@@ -128,10 +132,11 @@ function orderOf(spec: ListSpec, sort: string | undefined): OrderKey[] {
  *
  * By page: the total (the stored count for a `counted` list; else the page itself when
  * it ends the list, or a count) and one findMany whose include/select is folded from
- * the `data` selection, so relations load in a bounded number of queries. Past page 1
- * the page's ids are found first, from the list's index alone, and only those rows are
- * read with their relations: PostgreSQL's relation joins would otherwise be computed
- * for every row the OFFSET skips.
+ * the `data` selection, so relations load in a bounded number of queries. Past page 1,
+ * when the page reads relations, the page's ids are found first, from the list's index
+ * alone, and only those rows are read with their relations: PostgreSQL's relation joins
+ * would otherwise be computed for every row the OFFSET skips. A page of columns alone is
+ * one statement.
  */
 export async function paginate<T = any>(
   delegate: Delegate,
@@ -157,7 +162,7 @@ export async function paginate<T = any>(
   const query = queryFromInfo({ context: ctx, info, typeName: spec.typeName, path: ['data'] });
   const skip = (page - 1) * perPage;
   const rows = async () => {
-    if (skip === 0) return delegate.findMany({ ...query, where, orderBy, take: perPage });
+    if (skip === 0 || !loadsRelations(query)) return delegate.findMany({ ...query, where, orderBy, skip, take: perPage });
     const ids = (await delegate.findMany({ select: { id: true }, where, orderBy, skip, take: perPage })) as { id: string }[];
     if (ids.length === 0) return [];
     return delegate.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } }, orderBy });

@@ -27,7 +27,6 @@ export const Product = builder.prismaObject('Product', {
     priceMinor: t.field({
       type: 'SafeInt',
       description: "The price in the currency's minor unit (ISO 4217 exponent: USD 2, JPY 0, BHD 3), rounded half away from zero.",
-      select: { price: true, currency: true },
       resolve: (p) => toMinorUnits(p.price, p.currency),
     }),
     cost: t.expose('cost', { type: 'Decimal', nullable: true }),

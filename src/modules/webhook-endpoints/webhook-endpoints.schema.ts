@@ -37,7 +37,7 @@ const endpointFields = (t: EndpointFieldBuilder) => ({
   id: t.exposeID('id'),
   url: t.exposeString('url'),
   description: t.exposeString('description', { nullable: true }),
-  events: t.field({ type: ['String'], description: 'Patterns: an exact event type, `<resource>.*` or `*`.', select: { events: true }, resolve: (e) => endpointPatterns(e.events) }),
+  events: t.field({ type: ['String'], description: 'Patterns: an exact event type, `<resource>.*` or `*`.', resolve: (e) => endpointPatterns(e.events) }),
   isActive: t.exposeBoolean('isActive'),
   disabledReason: t.exposeString('disabledReason', { nullable: true, description: '`failing` when the service disabled the endpoint after failed attempts.' }),
   createdAt: t.expose('createdAt', { type: 'DateTime' }),

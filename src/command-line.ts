@@ -6,6 +6,7 @@ import { openDatabase } from './db/client.js';
 import { resolveDatabase } from './db/database-url.js';
 import { applyMigrations } from './db/migrate.js';
 import { DATABASE_BUSY_MESSAGE, isDatabaseBusy } from './db/errors.js';
+import { existingWorkspace, noSuchWorkspace } from './db/workspaces.js';
 import { CommitSignal } from './events/commit-signal.js';
 import { loadDemo } from './demo/demo-data.js';
 import type { DatabaseTarget } from './db/database-url.js';
@@ -15,18 +16,38 @@ import { updateWorkspaceSettings, workspaceSettings } from './modules/workspaces
 import { restRoutes } from './modules/index.js';
 import { buildSchema } from './schema.js';
 
-const USAGE = `Usage: npm run --silent cli -- <command>
+/** Each command's usage, by its name (`keys create`: the command and its subcommand). */
+const COMMANDS: Record<string, string> = {
+  'keys create': `keys create --workspace <name> [--name <label>] [--scopes <list>] [--expires-in-days <n>] [--json]
+      Makes a key (and the workspace, if there is none); --json prints {"workspace_id":"...","key":"sg_..."}.
+      scopes: read, write (the default), <resource>:read, <resource>:write, comma-separated`,
+  'keys list': `keys list --workspace <name> [--json]
+      The workspace's keys: id, prefix, name, scopes, expiry, creation, last use, state.`,
+  'keys revoke': `keys revoke <key id or prefix>`,
+  'workspaces show': `workspaces show <name> [--json]`,
+  'workspaces set': `workspaces set <name> --default-currency <ISO 4217 code> [--json]`,
+  demo: `demo --workspace <name>
+      Loads the demo data set once (one transaction), making the workspace if there is none.`,
+  import: `import <contacts|companies|products|deals> <file.csv> --workspace <name> [--dry-run] [--report <rejected.csv>] [--json]
+      Columns by header name as in the export; contacts match by email, companies by domain, products by sku.
+      exit 0: every row taken; 1: some rejected (--report lists them); 2: the file or the workspace is wrong (nothing written)`,
+  migrate: `migrate
+      Applies pending migrations to DATABASE_URL.`,
+};
 
-  keys create --workspace <name> [--name <label>] [--scopes <list>] [--expires-in-days <n>] [--json]
-      scopes: read, write (the default), <resource>:read, <resource>:write, comma-separated
-  keys list --workspace <name>
-  keys revoke <key id or prefix>
-  workspaces show <name> [--json]
-  workspaces set <name> --default-currency <ISO 4217 code> [--json]
-  demo --workspace <name>
-  import <contacts|companies|products|deals> <file.csv> --workspace <name> [--dry-run] [--report <rejected.csv>] [--json]
-      exit 0: every row taken; 1: some rejected; 2: the file cannot be read (nothing written)
-  migrate`;
+const USAGE = `Usage: npm run --silent cli -- <command> [--help]
+
+${Object.values(COMMANDS)
+  .map((lines) => `  ${lines.replaceAll('\n', '\n  ')}`)
+  .join('\n')}
+
+Every command but keys create and demo needs a workspace that exists. DATABASE_URL selects the database (default ./data/salesgraph.db).`;
+
+/** The usage of the command `positionals` name (its first two words, then its first), or of them all. */
+const usageOf = (positionals: string[]) => {
+  const lines = COMMANDS[positionals.slice(0, 2).join(' ')] ?? COMMANDS[positionals[0] ?? ''];
+  return lines ? `Usage: npm run --silent cli -- ${lines}` : USAGE;
+};
 
 /**
  * Where a command writes and what it reads: the process's own streams and environment
@@ -92,22 +113,33 @@ export async function runCommandLine(argv: string[], io: CommandLineIo): Promise
   }
 }
 
+const OPTIONS = {
+  workspace: { type: 'string' },
+  name: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  'default-currency': { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-in-days': { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  report: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 async function main(argv: string[], io: CommandLineIo): Promise<number> {
   const { out, err } = writers(io);
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workspace: { type: 'string' },
-      name: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'default-currency': { type: 'string' },
-      scopes: { type: 'string' },
-      'expires-in-days': { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      report: { type: 'string' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // An unknown option or a missing value: say which, then how the command goes.
+    err(`${(error as Error).message}\n\n${usageOf(argv.filter((a) => !a.startsWith('-')))}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  if (values.help) {
+    out(usageOf(positionals));
+    return 0;
+  }
   const [command, sub, arg] = positionals;
   const config = loadConfig(io.env);
   const target = resolveDatabase(config.DATABASE_URL);
@@ -119,7 +151,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
   }
   if (command === 'demo') {
     if (sub || !values.workspace) {
-      err(USAGE);
+      err(usageOf(positionals));
       return 2;
     }
     await applyMigrations(target, { log: err });
@@ -144,7 +176,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
   }
   if (command === 'import') {
     if (!sub || !arg || !values.workspace || positionals.length > 3 || !(IMPORT_RESOURCES as string[]).includes(sub)) {
-      err(USAGE);
+      err(usageOf(positionals));
       return 2;
     }
     return importCommand(io, target, { resource: sub as ImportResource, file: arg, workspace: values.workspace, dryRun: values['dry-run'], report: values.report, json: values.json }, config.REDIS_URL ? { url: config.REDIS_URL, channel: config.EVENTS_REDIS_CHANNEL } : undefined);
@@ -155,7 +187,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
     try {
       const changes = sub === 'set' ? { defaultCurrency: values['default-currency'] } : undefined;
       if (changes && changes.defaultCurrency === undefined) {
-        err(USAGE);
+        err(usageOf(positionals));
         return 2;
       }
       const result = changes ? await updateWorkspaceSettings(database.prisma, arg, changes) : { workspace: await workspaceSettings(database.prisma, arg) };
@@ -165,8 +197,8 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
       }
       const { workspace } = result;
       if (!workspace) {
-        err(`No workspace is named "${arg}".`);
-        return 1;
+        err(noSuchWorkspace(arg));
+        return 2;
       }
       const settings = { id: workspace.id, name: workspace.name, default_currency: workspace.defaultCurrency, updated_at: workspace.updatedAt.toISOString() };
       out(values.json ? JSON.stringify(settings) : `Workspace ${settings.id} "${settings.name}": default currency ${settings.default_currency}`);
@@ -176,7 +208,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
     }
   }
   if (command !== 'keys' || !sub) {
-    err(USAGE);
+    err(usageOf(positionals));
     return 2;
   }
 
@@ -200,6 +232,10 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
       return 0;
     }
     if (sub === 'list' && values.workspace) {
+      if (!(await existingWorkspace(database.prisma, values.workspace))) {
+        err(noSuchWorkspace(values.workspace));
+        return 2;
+      }
       const keys = await listKeys(database.prisma, values.workspace);
       if (values.json) out(JSON.stringify(keys));
       else {
@@ -220,7 +256,7 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
       err('Key revoked.');
       return 0;
     }
-    err(USAGE);
+    err(usageOf(positionals));
     return 2;
   } finally {
     await database.close();

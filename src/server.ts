@@ -80,6 +80,17 @@ export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
     keyRecheckMs?: number;
   };
 
+/** `GET /`: the service's parts, each a path on this origin. */
+const SERVICE_INDEX = {
+  name: 'Salesgraph',
+  rest: '/api/v1',
+  docs: '/docs',
+  openapi: OPENAPI_PATH,
+  graphql: '/graphql',
+  health: '/healthz',
+  authentication: 'Send your API key in the X-Api-Key header (npm run --silent cli -- keys create --workspace <name> --json makes one).',
+};
+
 /** The status a request gets when its client went away before it was read (nginx's; never sent to anyone). */
 const CLIENT_CLOSED_REQUEST = 499;
 
@@ -163,6 +174,10 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
         // Liveness touches nothing: a database outage must not get a process restarted.
         if (request.method !== 'GET' && !head) response = json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
         else response = path === '/healthz' ? json(200, { status: 'ok' }) : await readiness(database, redisPings, shutdown);
+      } else if (path === '/') {
+        // The front door: where everything is (a 404 here told a newcomer nothing).
+        facts.route = `${request.method} /`;
+        response = request.method === 'GET' || head ? json(200, SERVICE_INDEX) : json(405, errorBody('Method not allowed.'), { Allow: 'GET, HEAD' });
       } else if (path === '/graphql') {
         // Yoga knows no HEAD: it gets the same request as a GET (a GET never runs a mutation in Yoga).
         response = await graphql.handle(head ? new Request(request.url, { method: 'GET', headers: request.headers }) : request, facts);

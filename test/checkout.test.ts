@@ -108,6 +108,11 @@ describe('checkouts', () => {
     const contacts = (await api.get('/contacts?email=ada@example.com')).body.data;
     expect(contacts.map((c: { first_name: string; last_name: string }) => [c.first_name, c.last_name])).toEqual([['Ada', 'Lovelace']]);
     expect(transactions[0].metadata.checkout.contact_id).toBe(contacts[0].id);
+    // Metadata the service writes is snake_case like every answer (API.md section 2).
+    const { amounts } = transactions[0].metadata.checkout;
+    expect(Object.keys(amounts).sort()).toEqual(['coupon', 'currency', 'discount', 'installment_amount', 'installments', 'interest', 'schedule', 'subtotal', 'total']);
+    expect(amounts).toMatchObject({ installment_amount: 995, schedule: [{ number: 1, amount: 995, due_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) }] });
+    expect(Object.keys(amounts.schedule[0]).sort()).toEqual(['amount', 'due_date', 'number']);
     expect((await api.get(`/payment-coupons/${coupon.id}`)).body.times_redeemed).toBe(1);
     // The events of section 6: the transaction, the contact, the coupon's redemption, actor checkout.
     const events = (await api.get('/events')).body.data.filter((e: { actor: { type: string } }) => e.actor.type === 'checkout');

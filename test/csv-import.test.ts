@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
 import { databaseUrl } from './support/file-database.js';
 import { cli } from './support/cli.js';
+import { noSuchWorkspace } from '../src/db/workspaces.js';
 import { CLI, runCli } from './support/process.js';
 
 // API.md section 8: `cli -- import <list> <file.csv> --workspace <name> [--dry-run] [--report <file>]`.
@@ -199,5 +200,46 @@ describe('CSV import', () => {
     } while (cursor);
     expect(names.size).toBe(rows);
     expect((await api.get('/deals')).body.total).toBe(rows);
+  });
+});
+
+describe('the command line, for a newcomer', () => {
+  const workspaces = () => (app.database.prisma as any).workspace.count() as Promise<number>;
+
+  it('prints its usage with --help, for every command, and exits 0; an unknown option is exit 2 with the usage', async () => {
+    const all = await cli(['--help'], env());
+    expect([all.code, all.stderr]).toEqual([0, '']);
+    for (const command of ['keys create', 'keys list', 'keys revoke', 'workspaces show', 'workspaces set', 'demo', 'import', 'migrate']) {
+      expect(all.stdout).toContain(`  ${command}`);
+      const one = await cli([...command.split(' '), '--help'], env());
+      expect({ command, code: one.code, first: one.stdout.split('\n')[0] }).toEqual({ command, code: 0, first: expect.stringMatching(new RegExp(`^Usage: npm run --silent cli -- ${command}\\b`)) });
+    }
+    const wrong = await cli(['keys', 'list', '--workspace', 'x', '--colour', 'red'], env());
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^Unknown option '--colour'[\s\S]*Usage: npm run --silent cli -- keys list --workspace <name>/);
+  });
+
+  it('refuses a workspace that does not exist (exit 2), naming it, and makes nothing: keys list, workspaces show, import', async () => {
+    const before = await workspaces();
+    const name = `nosuch-${Math.random().toString(36).slice(2)}`;
+    const report = join(dir, `report-${name}.csv`);
+    const path = file('plain.csv', 'first_name,email\r\nAda,ada@x.io\r\n');
+    for (const args of [['keys', 'list', '--workspace', name], ['workspaces', 'show', name], ['import', 'contacts', path, '--workspace', name, '--report', report]]) {
+      const result = await cli(args, env());
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr.trim().split('\n').at(-1) }).toEqual({ args, code: 2, stdout: '', stderr: expect.stringContaining(noSuchWorkspace(name)) });
+    }
+    expect(await workspaces()).toBe(before);
+    expect(existsSync(report)).toBe(false);
+  });
+
+  it('writes the report only when rows were rejected: none for a file refused whole or a run that takes every row', async () => {
+    const api = await newClient(app);
+    const refused = join(dir, `refused-${Math.random()}.csv`);
+    const bad = await importInto(api, 'contacts', file('unknown.csv', 'first_name,email,colour\r\nAda,ada@x.io,red\r\n'), '--report', refused);
+    expect(bad.code).toBe(2);
+    const clean = join(dir, `clean-${Math.random()}.csv`);
+    const good = await importInto(api, 'contacts', file('good.csv', 'first_name,email\r\nAda,ada@x.io\r\n'), '--report', clean);
+    expect(good.code).toBe(0);
+    expect([existsSync(refused), existsSync(clean)]).toEqual([false, false]);
   });
 });

@@ -11,13 +11,39 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+describe('the front door', () => {
+  it('answers GET / with where everything is, without a key; HEAD too; other methods 405', async () => {
+    const res = await send(`${app.url}/`, 'GET');
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
+    expect(res.body).toEqual({
+      name: 'Salesgraph',
+      rest: '/api/v1',
+      docs: '/docs',
+      openapi: '/api/v1/openapi.json',
+      graphql: '/graphql',
+      health: '/healthz',
+      authentication: 'Send your API key in the X-Api-Key header (npm run --silent cli -- keys create --workspace <name> --json makes one).',
+    });
+    for (const path of [res.body.docs, res.body.openapi, res.body.health]) expect({ path, status: (await send(`${app.url}${path}`, 'GET')).status }).toEqual({ path, status: 200 });
+    expect((await send(`${app.url}/`, 'HEAD')).status).toBe(200);
+    const post = await send(`${app.url}/`, 'POST', { body: {} });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+  });
+});
+
 describe('common REST rules', () => {
   it('answers 401 without, with an unknown, or with a revoked key', async () => {
     for (const headers of [{}, { 'X-Api-Key': `sg_${'x'.repeat(40)}` }, { 'X-Api-Key': 'nonsense' }] as Record<string, string>[]) {
       const res = await send(`${app.url}/api/v1/products`, 'GET', { headers });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: 'Unauthenticated.' });
+      expect(res.headers.get('www-authenticate')).toBe('ApiKey header="X-Api-Key"');
     }
+    // A key sent the way other APIs take it: the same answer, saying where it goes.
+    const bearer = await send(`${app.url}/api/v1/products`, 'GET', { headers: { Authorization: `Bearer ${api.key}` } });
+    expect([bearer.status, bearer.body, bearer.headers.get('www-authenticate')]).toEqual([401, { message: 'Unauthenticated.' }, 'ApiKey header="X-Api-Key"']);
+    const graphql = await send(`${app.url}/graphql`, 'POST', { body: { query: '{ products { total } }' } });
+    expect([graphql.status, graphql.headers.get('www-authenticate')]).toEqual([401, 'ApiKey header="X-Api-Key"']);
     const other = await newClient(app);
     await app.database.prisma.apiKey.updateMany({ where: { workspaceId: other.workspaceId }, data: { revokedAt: new Date() } });
     expect((await other.get('/products')).status).toBe(401);

@@ -91,6 +91,27 @@ describe('the checkout_amounts migration', () => {
     });
   });
 
+  it("the checkout_metadata_snake_case migration renames the service's keys in checkouts' metadata, and only there", async () => {
+    const { fresh, target } = await migratedUpTo('checkout_metadata_snake_case');
+    const now = "'2026-11-20T10:00:00.000Z'";
+    const amounts = { currency: 'USD', subtotal: 120, discount: 0, total: 120, interest: 0, installments: 2, installmentAmount: 60, schedule: [{ number: 1, amount: 60, dueDate: '2026-11-20' }, { number: 2, amount: 60, dueDate: '2026-12-20' }], coupon: null };
+    const checkout = { checkout: { amounts, payer: { name: 'Ada', email: 'ada@x.io' }, contact_id: 'c1' } };
+    const clients = { dueDate: 'theirs', installmentAmount: 1 };
+    await sql(fresh.url, `INSERT INTO "Workspace" ("id", "name", "updatedAt") VALUES ('w1', 'w', ${now})`);
+    await sql(fresh.url, `INSERT INTO "PaymentProviderAccount" ("id", "workspaceId", "name", "provider", "updatedAt") VALUES ('a1', 'w1', 'Test', 'test', ${now})`);
+    await sql(fresh.url, `INSERT INTO "PaymentLink" ("id", "workspaceId", "publicToken", "name", "nameSearch", "currency", "interestRate", "providerAccountId", "updatedAt") VALUES ('l1', 'w1', 'tok', 'Plan', 'plan', 'USD', 1.5, 'a1', ${now})`);
+    for (const [id, metadata] of [['t1', checkout], ['t2', clients]] as const) {
+      await sql(fresh.url, `INSERT INTO "PaymentTransaction" ("id", "workspaceId", "providerReference", "referenceSearch", "providerAccountId", "paymentLinkId", "amount", "currency", "metadata", "updatedAt") VALUES ('${id}', 'w1', 'ref_${id}', 'ref_${id}', 'a1', 'l1', 120, 'USD', '${JSON.stringify(metadata)}', ${now})`);
+    }
+    expect(await applyMigrations(target)).toContainEqual(expect.stringMatching(/_checkout_metadata_snake_case$/));
+    const rows = await sql(fresh.url, `SELECT "id", CAST("metadata" AS TEXT) AS "metadata" FROM "PaymentTransaction" ORDER BY "id"`);
+    const { installmentAmount, schedule, ...rest } = amounts;
+    expect(rows.map((r) => JSON.parse(String(r.metadata)))).toEqual([
+      { ...checkout, checkout: { ...checkout.checkout, amounts: { ...rest, installment_amount: installmentAmount, schedule: schedule.map(({ dueDate, ...s }) => ({ ...s, due_date: dueDate })) } } },
+      clients,
+    ]);
+  });
+
   it("gives each deal made before it its workspace's default currency of the time", async () => {
     const { fresh, target } = await migratedUpTo('deal_currency');
     const now = "'2026-11-20T10:00:00.000Z'";

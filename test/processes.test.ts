@@ -4,6 +4,7 @@ import { send } from './support/app.js';
 import { cli } from './support/cli.js';
 import { runCli as run, startProcess as start } from './support/process.js';
 import { freshDatabase } from './support/fresh-database.js';
+import { noSuchWorkspace } from '../src/db/workspaces.js';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {
@@ -103,7 +104,7 @@ describe('the service process', () => {
     const bad = await cli(['workspaces', 'set', 'settings-cli', '--default-currency', 'eur'], env);
     expect([bad.code, bad.stdout, bad.stderr.trim().split('\n').at(-1)]).toEqual([1, '', 'The --default-currency value must be an ISO 4217 currency code in upper case.']);
     const unknown = await cli(['workspaces', 'set', 'no-such-workspace', '--default-currency', 'EUR'], env);
-    expect([unknown.code, unknown.stderr.trim().split('\n').at(-1)]).toEqual([1, 'No workspace is named "no-such-workspace".']);
+    expect([unknown.code, unknown.stderr.trim().split('\n').at(-1)]).toEqual([2, noSuchWorkspace('no-such-workspace')]);
     const usage = await cli(['workspaces', 'set', 'settings-cli'], env);
     expect(usage.code).toBe(2);
     expect((await cli(['workspaces', 'show', 'settings-cli'], env)).stdout).toBe(`Workspace ${workspace_id} "settings-cli": default currency EUR\n`);

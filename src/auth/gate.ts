@@ -55,6 +55,9 @@ export function rateLimitCounter(store: RateLimitStore, limit: number, what: str
  * limit is counted in `store` when one is given (Redis, or a cluster's primary), else
  * in this process's memory.
  */
+/** Where the key goes, in a 401's standard header (RFC 9110): the body stays Laravel's `{"message":"Unauthenticated."}`. */
+export const KEY_CHALLENGE = 'ApiKey header="X-Api-Key"';
+
 export function createGate(
   database: Database,
   rateLimitPerMinute: number,
@@ -89,7 +92,7 @@ export function createGate(
   return async function admit(request: Request, facts: RequestFacts): Promise<Admission> {
     const { requestId } = facts;
     const caller = await authenticate(request.headers.get('x-api-key'));
-    if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: {} };
+    if (!caller) return { ok: false, status: 401, message: 'Unauthenticated.', headers: { 'WWW-Authenticate': KEY_CHALLENGE } };
     const { headers, refused } = await count(caller.keyId, requestId);
     if (refused) return refused;
     facts.workspaceId = caller.workspace.id;

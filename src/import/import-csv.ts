@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { type WriteStream, createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
@@ -12,7 +12,7 @@ import { type CommitNotices, type Context, createContext } from '../graphql/cont
 import { fieldErrorsOf } from '../graphql/batch.js';
 import { renamed } from '../validation/messages.js';
 import { activeDefinitions } from '../modules/property-definitions/properties.js';
-import { workspaceNamed } from '../db/workspaces.js';
+import { existingWorkspace, noSuchWorkspace } from '../db/workspaces.js';
 import { coerceVariables } from '../rest/coerce.js';
 import type { RestRoute } from '../rest/route.js';
 import { compileDocument } from '../rest/documents.js';
@@ -62,6 +62,7 @@ export interface ImportSummary {
 }
 
 /** Why an import could not run at all: exit 2, nothing written. */
+/** An import refused before anything was written (exit 2): a file it cannot read, a workspace that does not exist. */
 export class UnreadableImport extends Error {}
 
 interface Row {
@@ -94,7 +95,8 @@ class DryRun extends Error {}
 export async function importCsv(database: Database, schema: GraphQLSchema, routes: RestRoute[], options: ImportOptions): Promise<ImportSummary> {
   const definition = RESOURCES[options.resource];
   const { hash } = options.scanned ?? (await scanFile(options.file));
-  const workspace = await workspaceNamed(database.prisma, options.workspace);
+  const workspace = await existingWorkspace(database.prisma, options.workspace);
+  if (!workspace) throw new UnreadableImport(noSuchWorkspace(options.workspace));
   const context = createContext(database.prisma, { id: workspace.id, defaultCurrency: workspace.defaultCurrency }, { type: 'cli' }, { commits: options.commits });
   if (database.target.provider === 'sqlite') {
     // A long import walks indexes far larger than SQLite's default 2 MB page cache: 64 MB
@@ -109,7 +111,18 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   // The rows this run rejected, in the transactions committed so far (each checkpoint keeps them).
   const rejectedBefore: number[] = [];
   const summary: ImportSummary = { created: 0, updated: 0, rejected: 0, skipped: 0 };
-  const report = options.report ? createWriteStream(options.report) : undefined;
+  // The report is written from the first rejected row on: a run that rejects none (or
+  // stops before reading a row) leaves no file behind.
+  let report: WriteStream | undefined;
+  let reportHeader: string[] = [];
+  const reportRow = (cells: string[]) => {
+    if (!options.report) return;
+    if (!report) {
+      report = createWriteStream(options.report);
+      report.write(stringify([reportHeader], { record_delimiter: '\r\n' }));
+    }
+    report.write(stringify([cells], { record_delimiter: '\r\n' }));
+  };
   const writer = new BatchWriter(schema, options.resource);
 
   let header: string[] | undefined;
@@ -135,7 +148,7 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
       summary.rejected += 1;
       // A short row is padded, so the report stays a table a spreadsheet opens.
       const cells = [...row.cells, ...Array<string>(Math.max(0, (header?.length ?? 0) - row.cells.length)).fill('')];
-      report?.write(stringify([[row.line, row.reasons!.join(' '), ...cells]], { record_delimiter: '\r\n' }));
+      reportRow([String(row.line), row.reasons!.join(' '), ...cells]);
     }
     options.progress?.(rowsRead);
   };
@@ -154,7 +167,7 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
           throw new UnreadableImport(`${options.file}: ${problems.join('; ')}. Nothing was written.`);
         }
         targets = plan.targets;
-        report?.write(stringify([['line', 'reasons', ...header]], { record_delimiter: '\r\n' }));
+        reportHeader = ['line', 'reasons', ...header];
         continue;
       }
       rowsRead += 1;
@@ -173,9 +186,10 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
     if ((error as { code?: string }).code?.startsWith('CSV_')) throw new UnreadableImport(`${options.file}: not readable as CSV: ${(error as Error).message}`);
     throw error;
   } finally {
-    if (report) {
-      report.end();
-      await once(report, 'close');
+    const written = report as WriteStream | undefined;
+    if (written) {
+      written.end();
+      await once(written, 'close');
     }
   }
   return summary;

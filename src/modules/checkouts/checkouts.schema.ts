@@ -35,6 +35,24 @@ interface ShownAmounts {
   coupon: { code: string; type: string; value: number } | null;
 }
 
+/** The amounts as a checkout's transaction keeps them (`metadata.checkout.amounts`): snake_case, as every REST answer is (API.md section 2). */
+type StoredAmounts = Omit<ShownAmounts, 'installmentAmount' | 'schedule'> & {
+  installment_amount: number;
+  schedule: { number: number; amount: number; due_date: string }[];
+};
+
+const storedAmounts = (a: ShownAmounts): StoredAmounts => ({
+  currency: a.currency,
+  subtotal: a.subtotal,
+  discount: a.discount,
+  total: a.total,
+  interest: a.interest,
+  installments: a.installments,
+  installment_amount: a.installmentAmount,
+  schedule: a.schedule.map((s) => ({ number: s.number, amount: s.amount, due_date: s.dueDate })),
+  coupon: a.coupon,
+});
+
 const PublicProduct = builder.objectRef<{ name: string; price: number; currency: string }>('PublicProduct').implement({
   fields: (t) => ({ name: t.exposeString('name'), price: t.exposeFloat('price'), currency: t.exposeString('currency') }),
 });
@@ -294,7 +312,9 @@ async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout>
   });
   if (!checkout) throw new GraphQLError(CHECKOUT_NOT_FOUND, { extensions: { code: ErrorCode.NotFound } });
   // The amounts are the checkout's own exact columns; the schedule and the coupon as quoted are kept with the transaction.
-  const { schedule, coupon } = (checkout.transaction.metadata as unknown as { checkout: { amounts: ShownAmounts } }).checkout.amounts;
+  const stored = (checkout.transaction.metadata as unknown as { checkout: { amounts: StoredAmounts } }).checkout.amounts;
+  const schedule = stored.schedule.map((s) => ({ number: s.number, amount: s.amount, dueDate: s.due_date }));
+  const { coupon } = stored;
   const shown: ShownAmounts = {
     currency: checkout.currency,
     subtotal: checkout.subtotal.toNumber(),
@@ -363,7 +383,7 @@ builder.mutationFields((t) => ({
         // The contended row first, so a checkout that finds the coupon used up writes nothing.
         if (coupon && !(await takeRedemption(tx, coupon.id, now))) throw invalidField('coupon_code', COUPON_NOT_VALID);
         const contactId = await contactForPayer({ ...ctx, db: tx as unknown as Context['db'] }, { ...splitName(payer.name), email: payer.email });
-        const { quote: _quote, ...stored } = shown;
+        const stored = storedAmounts(shown);
         const transaction = await tx.paymentTransaction.create({
           data: {
             ...newRow(ctx.workspace.id),

@@ -335,14 +335,19 @@ describe('GraphQL subscription `events` over SSE', () => {
     await Promise.all(done);
   });
 
-  it("GraphiQL's default tabs are a query, a subscription to contact events and a contact's creation, each valid", async () => {
-    expect(GRAPHIQL_TABS.map((tab) => [parse(tab.query).definitions[0]!.kind === 'OperationDefinition' && (parse(tab.query).definitions[0] as { operation: string }).operation, validate(schema, parse(tab.query))])).toEqual([
-      ['query', []],
-      ['subscription', []],
-      ['mutation', []],
+  it("GraphiQL's default tabs are a query, a subscription to contact events and a contact's creation, each named and valid", async () => {
+    const operation = (query: string) => parse(query).definitions[0] as { kind: string; operation: string; name?: { value: string } };
+    expect(GRAPHIQL_TABS.map((tab) => [operation(tab.query).operation, operation(tab.query).name?.value, validate(schema, parse(tab.query))])).toEqual([
+      ['query', 'FirstContacts', []],
+      ['subscription', 'ContactEvents', []],
+      ['mutation', 'CreateAda', []],
     ]);
     const page = await (await fetch(`${app.url}/graphql`, { headers: { Accept: 'text/html' } })).text();
-    expect(page).toContain('subscription {\\n  events(types: [\\"contact.*\\"])');
+    expect(page).toContain('subscription ContactEvents {\\n  events(types: [\\"contact.*\\"])');
+    // The key bar's script comes before GraphiQL's bundle; no header editor holds a placeholder key.
+    expect(page.indexOf('salesgraph.apiKey')).toBeGreaterThan(-1);
+    expect(page.indexOf('salesgraph.apiKey')).toBeLessThan(page.indexOf('<div id="root">'));
+    expect(page).not.toContain('paste your sg_');
   });
 
   it("a second server process on the same database makes the write; the first one's subscriber sees it", async () => {

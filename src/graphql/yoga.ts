@@ -14,6 +14,7 @@ import { jsonValueErrors } from '../validation/json-values.js';
 import { Messages } from '../validation/messages.js';
 import { type FieldErrors, noFieldErrors } from '../validation/messages.js';
 import { ErrorCode, contractError, invalid } from './errors.js';
+import { withKeyBar } from './graphiql-key.js';
 import { limitsRule } from './limits.js';
 import { readGraphQLRequest } from './read-request.js';
 import { repeatedQueries } from './repeated-queries.js';
@@ -63,18 +64,14 @@ function variableErrors(error: GraphQLError): FieldErrors | undefined {
   return errors;
 }
 
-const KEY_HEADERS = JSON.stringify({ 'X-Api-Key': 'paste your sg_... key here' }, null, 2);
-
-/** GraphiQL's tabs on a first visit (each with the key's header ready to fill). */
+/** GraphiQL's tabs on a first visit, each named by its operation (the key comes from the page's key bar: src/graphql/graphiql-key.ts). */
 export const GRAPHIQL_TABS = [
-  { query: '# Put your API key in the Headers tab below, then run:\n{\n  contacts(perPage: 5) {\n    total\n    data { id email }\n  }\n}\n', headers: KEY_HEADERS },
+  { query: '# Enter your API key in the bar above, then run:\nquery FirstContacts {\n  contacts(perPage: 5) {\n    total\n    data { id email }\n  }\n}\n' },
   {
-    query: '# Live updates: run this, then create a contact in the next tab; its event arrives here.\nsubscription {\n  events(types: ["contact.*"]) {\n    id\n    type\n    recordId\n    createdAt\n    data\n  }\n}\n',
-    headers: KEY_HEADERS,
+    query: '# Live updates: run this, then create a contact in the next tab; its event arrives here.\nsubscription ContactEvents {\n  events(types: ["contact.*"]) {\n    id\n    type\n    recordId\n    createdAt\n    data\n  }\n}\n',
   },
   {
-    query: '# Creates a contact: the subscription in the previous tab shows its contact.created event.\nmutation {\n  createContact(input: { firstName: "Ada", email: "ada@example.com" }) {\n    id\n    email\n  }\n}\n',
-    headers: KEY_HEADERS,
+    query: '# Creates a contact: the subscription in the previous tab shows its contact.created event.\nmutation CreateAda {\n  createContact(input: { firstName: "Ada", email: "ada@example.com" }) {\n    id\n    email\n  }\n}\n',
   },
 ];
 
@@ -163,13 +160,12 @@ export function createGraphQL(schema: GraphQLSchema, gate: Admit, metrics?: Metr
     landingPage: false,
     // CORS is ours (src/http/cors.ts, one rule for both faces); Yoga's would let any origin in with credentials.
     cors: false,
-    // GraphiQL from our own dependency (no CDN: it works offline), with the key's header
-    // ready in the headers editor: paste a key and run. Loaded on the page's first visit:
+    // GraphiQL from our own dependency (no CDN: it works offline). Loaded on the page's first visit:
     // the bundle it embeds is ~35 MB of heap that a process serving only the API never needs.
-    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    // The page asks for the key once, in a bar above GraphiQL, for every tab (graphiql-key.ts).
+    renderGraphiQL: async (options) => withKeyBar((await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options)),
     graphiql: {
       title: 'Salesgraph GraphQL',
-      headers: KEY_HEADERS,
       defaultQuery: GRAPHIQL_TABS[0]!.query,
       // A newcomer's first steps: read, follow the live events, write (and see the event arrive in the second tab).
       defaultTabs: GRAPHIQL_TABS,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type Locator, chromium } from 'playwright-core';
+import { type Browser, type Locator, type Page, type Request, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
@@ -41,52 +41,101 @@ afterAll(async () => {
 const editorText = async (editor: Locator) => ((await editor.locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
 
 describe('GraphiQL in a browser', () => {
-  it('loads from our server only, runs a query with a pasted key, and browses the docs', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const requested: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    try {
-      await page.goto(`${app.url}/graphql`);
-      await page.locator('.graphiql-container').first().waitFor();
+  /** Requests the page made to /graphql itself (its own document left out). */
+  const graphqlCalls = (requested: Request[]) => requested.filter((r) => r.url().startsWith(`${app.url}/graphql`) && r.resourceType() !== 'document');
 
-      // The headers editor comes with the key's header to fill: replace it with a real key.
-      const headers = page.locator('section.graphiql-editor-tool .graphiql-editor:not(.hidden)');
-      expect(await editorText(headers)).toContain('"X-Api-Key": "paste your sg_... key here"');
-      await headers.click();
-      await page.keyboard.press('Control+A');
-      await page.keyboard.type(JSON.stringify({ 'X-Api-Key': api.key }));
-      // Monaco auto-closes quotes and braces as they are typed, and may still be adding them
-      // (and rendering) when the typing ends: drop what follows the cursor until the text settles.
-      await expect
-        .poll(async () => {
-          await page.keyboard.press('Shift+Control+End');
-          await page.keyboard.press('Delete');
-          return editorText(headers);
-        })
-        .toBe(JSON.stringify({ 'X-Api-Key': api.key }));
+  /** Runs the open tab's operation and returns the result pane once it shows `expected`. */
+  async function run(page: Page, expected: string) {
+    await page.getByRole('button', { name: /^Execute query/ }).click();
+    // Read as text: on a narrow screen the result pane wraps every few characters.
+    const result = page.locator('section.result-window');
+    await expect.poll(() => editorText(result), { timeout: 20_000 }).toContain(expected);
+    return editorText(result);
+  }
 
-      // The schema was fetched at load without a key (401): fetch it again with the key.
-      await page.getByRole('button', { name: /^Re-fetch GraphQL schema/ }).click();
-      await page.getByRole('button', { name: /^Execute query/ }).click();
-      const result = page.locator('section.result-window');
-      await result.getByText(email).waitFor();
-      expect(await editorText(result)).toMatch(/"total": 1,/);
+  /** Runs the open tab's operation and returns the server's answer (a narrow result pane shows only its first characters). */
+  async function answerOf(page: Page): Promise<string> {
+    const answered = page.waitForResponse((r) => r.url() === `${app.url}/graphql` && r.request().method() === 'POST');
+    await page.getByRole('button', { name: /^Execute query/ }).click();
+    return (await answered).text();
+  }
 
-      await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
-      const docs = page.locator('section.graphiql-doc-explorer');
-      await docs.locator('a.graphiql-doc-explorer-type-name', { hasText: /^Contact$/ }).click();
-      await docs.locator('.graphiql-doc-explorer-title', { hasText: /^Contact$/ }).waitFor();
-      const fields = await docs.locator('a.graphiql-doc-explorer-field-name').allTextContents();
-      expect(fields).toEqual(expect.arrayContaining(['id', 'firstName', 'lastName', 'email', 'notes', 'properties', 'companies', 'createdAt', 'updatedAt']));
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 812 }]) {
+    it(`asks for the key once, sends nothing before it, and every tab and the docs use it (${viewport.width} px)`, async () => {
+      // A workspace of its own: the third tab creates a contact.
+      const api = await newClient(app);
+      const email = `grace-${viewport.width}@example.com`;
+      expect((await api.post('/contacts', { first_name: 'Grace', email })).status).toBe(201);
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const requested: Request[] = [];
+      page.on('request', (request) => requested.push(request));
+      try {
+        await page.goto(`${app.url}/graphql`);
+        await page.locator('.graphiql-container').first().waitFor();
+        const bar = page.locator('#salesgraph-key');
+        await expect.poll(() => bar.locator('output').textContent()).toBe('No key yet: nothing is sent.');
+        // The bar fits the window.
+        const box = (await bar.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+        // Tabs are named after their operations.
+        if (viewport.width >= 1280) {
+          const tabs = await page.locator('.graphiql-tab .graphiql-tab-button').allTextContents();
+          expect(tabs.map((t) => t.trim())).toEqual(['FirstContacts', 'ContactEvents', 'CreateAda']);
+        }
+        // Before a key: nothing sent, the page says where the key goes.
+        const refusal = await run(page, viewport.width >= 1280 ? 'Enter your API key' : '"errors"');
+        if (viewport.width >= 1280) expect(refusal).toContain('Enter your API key');
+        expect(graphqlCalls(requested)).toEqual([]);
 
-      // Everything the page asked for came from our server (blob: URLs are its own workers).
-      const elsewhere = requested.filter((url) => new URL(url.replace(/^blob:/, '')).origin !== app.url);
-      expect(elsewhere).toEqual([]);
-      expect(requested.filter((url) => url.startsWith(`${app.url}/graphql`)).length).toBeGreaterThanOrEqual(3);
-    } finally {
-      await page.close();
-    }
-  });
+        await bar.locator('input').fill(api.key);
+        await bar.getByRole('button', { name: 'Use key' }).click();
+        await expect.poll(() => bar.locator('output').textContent()).toBe('Key set: every tab sends it.');
+        expect(await answerOf(page)).toContain(`"total":1,"data":[{"id":"`);
+        if (viewport.width >= 1280) expect(await run(page, email)).toMatch(/"total": 1,/);
+        // Every request carried the key, none a placeholder.
+        expect(graphqlCalls(requested).length).toBeGreaterThanOrEqual(2);
+        for (const call of graphqlCalls(requested)) expect(call.headers()['x-api-key']).toBe(api.key);
+
+        if (viewport.width >= 1280) {
+          // The third tab, with no key of its own, runs with the same one.
+          await page.locator('.graphiql-tab', { hasText: 'CreateAda' }).click();
+          await expect.poll(() => editorText(page.locator('section.graphiql-query-editor'))).toContain('mutation CreateAda');
+          // GraphiQL keeps the last tab's operation name until the cursor is in the new tab's document.
+          await page.locator('section.graphiql-query-editor .view-lines').click();
+          expect(await run(page, '"createContact"')).toContain('"email": "ada@example.com"');
+
+          // The docs read the schema fetched with the key, without a re-fetch by hand.
+          await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
+          const docs = page.locator('section.graphiql-doc-explorer');
+          await docs.locator('a.graphiql-doc-explorer-type-name', { hasText: /^Contact$/ }).click();
+          await docs.locator('.graphiql-doc-explorer-title', { hasText: /^Contact$/ }).waitFor();
+          const fields = await docs.locator('a.graphiql-doc-explorer-field-name').allTextContents();
+          expect(fields).toEqual(expect.arrayContaining(['id', 'firstName', 'lastName', 'email', 'notes', 'properties', 'companies', 'createdAt', 'updatedAt']));
+        }
+
+        // The key stays in this browser: a reload asks for nothing.
+        await page.reload();
+        await page.locator('.graphiql-container').first().waitFor();
+        await expect.poll(() => bar.locator('input').inputValue()).toBe(api.key);
+        if (viewport.width >= 1280) {
+          await page.locator('.graphiql-tab', { hasText: 'FirstContacts' }).click();
+          // GraphiQL restores the tab's document (once its editor has loaded) and the last operation's
+          // name too: the cursor in the document sets it again.
+          const queryEditor = page.locator('section.graphiql-query-editor');
+          await expect.poll(() => editorText(queryEditor)).toContain('query FirstContacts');
+          await queryEditor.locator('.view-lines').click();
+          expect(await answerOf(page)).toContain(email);
+        }
+
+        // Everything the page asked for came from our server (blob: URLs are its own workers).
+        const elsewhere = requested.map((r) => r.url()).filter((url) => new URL(url.replace(/^blob:/, '')).origin !== app.url);
+        expect(elsewhere).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });
 
 describe('CORS in a browser', () => {

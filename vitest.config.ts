@@ -19,6 +19,7 @@ const PROVIDER_INDEPENDENT = [
   'test/lingering-close.test.ts',
   'test/money.test.ts',
   'test/pacing.test.ts',
+  'test/readme-tour.test.ts',
   'test/openapi.test.ts',
   'test/readme-settings.test.ts',
   'test/v8-flags.test.ts',

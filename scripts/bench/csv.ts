@@ -6,34 +6,24 @@
 // the service on that database and exports the contacts over HTTP, sampling the
 // service's resident memory while it streams. Prints rows/s for both and the memory
 // growth, as a Markdown table.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createKey } from '../../src/auth/api-keys.js';
 import { openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
+import { contactBenchOptions, importContacts } from './contacts-import.js';
 import { buildService, startServer } from './processes.js';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-const { values } = parseArgs({
-  options: {
-    provider: { type: 'string', default: 'sqlite' },
-    rows: { type: 'string', default: '1000000' },
-    database: { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/postgres' },
-  },
-});
-const provider = values.provider as 'sqlite' | 'postgresql';
-if (provider !== 'sqlite' && provider !== 'postgresql') throw new Error('--provider is sqlite or postgresql');
-const ROWS = Number(values.rows);
-if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be a whole number from 1000');
+const { provider, rows: ROWS, database } = contactBenchOptions(1_000_000, {});
 
 const dir = mkdtempSync(join(tmpdir(), 'salesgraph-csv-bench-'));
-const scratch = await scratchDatabase(provider, values.database!, 'csv');
+const scratch = await scratchDatabase(provider, database, 'csv');
 const target = resolveDatabase(scratch.url);
 let stop: (() => Promise<void>) | undefined;
 try {
@@ -56,15 +46,8 @@ try {
   progress(`wrote ${ROWS.toLocaleString('en-US')} rows (${(statSync(file).size / 1e6).toFixed(0)} MB)`);
 
   buildService();
-  const importStarted = performance.now();
-  const imported = spawnSync(process.execPath, ['build/cli.js', 'import', 'contacts', file, '--workspace', 'csv', '--json'], {
-    env: { ...process.env, DATABASE_URL: scratch.url, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const importSeconds = (performance.now() - importStarted) / 1000;
-  if (imported.status !== 0) throw new Error(`import exited ${imported.status}: ${imported.stdout}`);
-  progress(`import: ${imported.stdout.trim()} in ${importSeconds.toFixed(1)} s`);
+  const { summary, seconds: importSeconds } = importContacts(scratch.url, file, 'csv');
+  progress(`import: ${summary} in ${importSeconds.toFixed(1)} s`);
 
   const service = await startServer('service', 'build/main.js', { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' });
   stop = () => service.stop();

@@ -7,18 +7,18 @@
 // and over and two run a search that matches every contact. Prints a Markdown table with
 // the targets (loaded GET p99 within 3 × idle p99 + 10 ms, /healthz p99 within 50 ms)
 // and the export's rows/s alone and under the load.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Agent, request } from 'node:http';
 import { createKey } from '../../src/auth/api-keys.js';
 import { openDatabase } from '../../src/db/client.js';
 import { resolveDatabase } from '../../src/db/database-url.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
+import { contactBenchOptions, importContacts } from './contacts-import.js';
 import { percentile } from './load.js';
 import { buildService, startServer } from './processes.js';
 
@@ -71,23 +71,12 @@ process.on('SIGTERM', () => {
 });
 console.log('started');
 `;
-const { values } = parseArgs({
-  options: {
-    provider: { type: 'string', default: 'sqlite' },
-    rows: { type: 'string', default: '100000' },
-    seconds: { type: 'string', default: '10' },
-    database: { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/postgres' },
-  },
-});
-const provider = values.provider as 'sqlite' | 'postgresql';
-if (provider !== 'sqlite' && provider !== 'postgresql') throw new Error('--provider is sqlite or postgresql');
-const ROWS = Number(values.rows);
+const { provider, rows: ROWS, database, values } = contactBenchOptions(100_000, { seconds: { type: 'string', default: '10' } });
 const SECONDS = Number(values.seconds);
-if (!Number.isInteger(ROWS) || ROWS < 1000) throw new Error('--rows must be a whole number from 1000');
 if (!(SECONDS > 0)) throw new Error('--seconds must be a positive number');
 
 const dir = mkdtempSync(join(tmpdir(), 'salesgraph-heavy-bench-'));
-const scratch = await scratchDatabase(provider, values.database!, 'heavy');
+const scratch = await scratchDatabase(provider, database, 'heavy');
 const target = resolveDatabase(scratch.url);
 let stop: (() => Promise<void>) | undefined;
 // Each client its own connection, as separate users are.
@@ -118,12 +107,7 @@ try {
   out.end();
   await once(out, 'close');
   buildService();
-  const imported = spawnSync(process.execPath, ['build/cli.js', 'import', 'contacts', file, '--workspace', 'heavy', '--json'], {
-    env: { ...process.env, DATABASE_URL: scratch.url, LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (imported.status !== 0) throw new Error(`import exited ${imported.status}: ${imported.stdout}`);
+  importContacts(scratch.url, file, 'heavy');
   progress(`imported ${ROWS.toLocaleString('en-US')} contacts`);
 
   const service = await startServer('service', 'build/main.js', { DATABASE_URL: scratch.url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', MIGRATE_ON_START: 'false' });

@@ -99,9 +99,7 @@ class SqliteQueryable {
         statement.run(sqliteArgs(query));
         return { columnNames: [], columnTypes: [], rows: [] };
       }
-      const rows = statement.all(sqliteArgs(query)) as unknown[][];
-      const columnTypes = columnTypesOf(declaredTypes, rows);
-      return { columnNames, columnTypes, rows: rows.map((row) => fromSqliteRow(row, columnTypes)) };
+      return resultSetOf(columnNames, declaredTypes, statement.all(sqliteArgs(query)) as unknown[][]);
     });
   }
 
@@ -271,8 +269,7 @@ async function resultSet(pending: Promise<WorkerRows>): Promise<SqlResultSet> {
     throw asDriverError(error);
   }
   const rows = answer.rows.map((row) => row.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v)));
-  const columnTypes = columnTypesOf(answer.declaredTypes, rows);
-  return { columnNames: answer.columnNames, columnTypes, rows: rows.map((row) => fromSqliteRow(row, columnTypes)) };
+  return resultSetOf(answer.columnNames, answer.declaredTypes, rows);
 }
 
 /**
@@ -322,21 +319,18 @@ interface SqliteFile {
  */
 class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
   private readonly reader: SqliteFile['reader'];
-  private readonly priority: boolean;
   constructor(
     private readonly file: SqliteFile,
     private readonly lane: Lane,
   ) {
     super(file.writer.statements);
     this.reader = file.reader;
-    this.priority = lane === 'priority';
   }
 
   override async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
     if (this.readsOnly(query)) {
       if (this.lane !== 'long-reads') return this.reader!.queryable.queryRaw(query);
-      const { sql } = query;
-      return resultSet(this.file.longReader().read(sql, sqliteArgs(query)));
+      return resultSet(this.file.longReader().read(query.sql, sqliteArgs(query)));
     }
     return this.inTurn(() => super.queryRaw(query));
   }
@@ -351,7 +345,7 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
     if (isolationLevel && isolationLevel !== 'SERIALIZABLE') throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
-    const release = await this.file.turns.take(this.priority);
+    const release = await this.file.turns.take(this.lane === 'priority');
     try {
       // IMMEDIATE: the file's write lock is taken here, before the transaction reads. A
       // deferred BEGIN would read a snapshot first, and its first write would then fail
@@ -382,7 +376,7 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
 
   /** A write outside a transaction: in the writer's turn, once the file's write lock is free. */
   private async inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const release = await this.file.turns.take(this.priority);
+    const release = await this.file.turns.take(this.lane === 'priority');
     try {
       return await this.file.writeLock.when(work);
     } finally {
@@ -523,6 +517,12 @@ function toSqliteValue(arg: unknown, argType: ArgType | undefined): unknown {
 /** The text form Prisma's SQLite adapters store, so rows compare as before. */
 function sqliteTimestamp(date: Date): string {
   return date.toISOString().replace('Z', '+00:00');
+}
+
+/** A statement's rows as Prisma takes them, from whichever connection read them. */
+function resultSetOf(columnNames: string[], declaredTypes: (string | null)[], rows: unknown[][]): SqlResultSet {
+  const columnTypes = columnTypesOf(declaredTypes, rows);
+  return { columnNames, columnTypes, rows: rows.map((row) => fromSqliteRow(row, columnTypes)) };
 }
 
 function fromSqliteRow(row: unknown[], columnTypes: ColumnType[]): unknown[] {

@@ -61,7 +61,6 @@ export interface ImportSummary {
   skipped: number;
 }
 
-/** Why an import could not run at all: exit 2, nothing written. */
 /** An import refused before anything was written (exit 2): a file it cannot read, a workspace that does not exist. */
 export class UnreadableImport extends Error {}
 
@@ -113,15 +112,14 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
   const summary: ImportSummary = { created: 0, updated: 0, rejected: 0, skipped: 0 };
   // The report is written from the first rejected row on: a run that rejects none (or
   // stops before reading a row) leaves no file behind.
-  let report: WriteStream | undefined;
-  let reportHeader: string[] = [];
+  const report: { header: string[]; stream?: WriteStream } = { header: [] };
   const reportRow = (cells: string[]) => {
     if (!options.report) return;
-    if (!report) {
-      report = createWriteStream(options.report);
-      report.write(stringify([reportHeader], { record_delimiter: '\r\n' }));
+    if (!report.stream) {
+      report.stream = createWriteStream(options.report);
+      report.stream.write(stringify([report.header], { record_delimiter: '\r\n' }));
     }
-    report.write(stringify([cells], { record_delimiter: '\r\n' }));
+    report.stream.write(stringify([cells], { record_delimiter: '\r\n' }));
   };
   const writer = new BatchWriter(schema, options.resource);
 
@@ -167,7 +165,7 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
           throw new UnreadableImport(`${options.file}: ${problems.join('; ')}. Nothing was written.`);
         }
         targets = plan.targets;
-        reportHeader = ['line', 'reasons', ...header];
+        report.header = ['line', 'reasons', ...header];
         continue;
       }
       rowsRead += 1;
@@ -186,10 +184,9 @@ export async function importCsv(database: Database, schema: GraphQLSchema, route
     if ((error as { code?: string }).code?.startsWith('CSV_')) throw new UnreadableImport(`${options.file}: not readable as CSV: ${(error as Error).message}`);
     throw error;
   } finally {
-    const written = report as WriteStream | undefined;
-    if (written) {
-      written.end();
-      await once(written, 'close');
+    if (report.stream) {
+      report.stream.end();
+      await once(report.stream, 'close');
     }
   }
   return summary;

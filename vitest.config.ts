@@ -11,6 +11,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const PROVIDER_INDEPENDENT = [
   'test/access-log.test.ts',
+  'test/asaas-fake.test.ts',
+  'test/stripe-fake.test.ts',
   'test/cluster.test.ts',
   'test/cors.test.ts',
   'test/gathered-writes.test.ts',

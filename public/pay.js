@@ -114,10 +114,17 @@
     if (action !== 'pay') { quote(); return; }
     var button = event.submitter;
     button.disabled = true;
-    post('/checkouts', { installments: installments(), coupon_code: couponCode(), payer: { name: value('name'), email: value('email') } }, { 'Idempotency-Key': idempotencyKey })
+    var payer = { name: value('name'), email: value('email') };
+    if (form.elements.namedItem('tax_id')) payer.tax_id = value('tax_id');
+    var body = { installments: installments(), coupon_code: couponCode(), payer: payer };
+    var method = form.querySelector('input[name="payment_method"]:checked');
+    if (method) body.payment_method = method.value;
+    post('/checkouts', body, { 'Idempotency-Key': idempotencyKey })
       .then(function (r) {
         if (r.status === 201 || r.status === 200) {
-          var next = r.body.next_action ? r.body.next_action.url : '/pay/checkouts/' + encodeURIComponent(r.body.checkout_id);
+          var result = '/pay/checkouts/' + encodeURIComponent(r.body.checkout_id);
+          // A Pix code is shown on the result page itself; anything else is the provider's page (or ours that leads there).
+          var next = r.body.next_action && r.body.next_action.type !== 'pix' ? r.body.next_action.url : result;
           window.location.assign(next);
           return;
         }
@@ -132,3 +139,15 @@
       });
   });
 })();
+
+// The Pix code's copy button (the result page): the code goes to the clipboard, and the button says so.
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button.copy[data-copy]') : null;
+  if (!button) return;
+  const field = document.getElementById(button.getAttribute('data-copy'));
+  if (!field) return;
+  field.select();
+  const done = () => { button.textContent = 'Copied'; };
+  if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => document.execCommand('copy') && done());
+  else if (document.execCommand('copy')) done();
+});

@@ -15,6 +15,8 @@ import { importProgress } from './import/progress.js';
 import { updateWorkspaceSettings, workspaceSettings } from './modules/workspaces/workspaces.admin.js';
 import { restRoutes } from './modules/index.js';
 import { buildSchema } from './schema.js';
+import { rotateAccountSecrets } from './modules/payment-provider-accounts/rotate-secrets.js';
+import { createPayments } from './payments/payments.js';
 
 /** Each command's usage, by its name (`keys create`: the command and its subcommand). */
 const COMMANDS: Record<string, string> = {
@@ -33,6 +35,8 @@ const COMMANDS: Record<string, string> = {
       exit 0: every row taken; 1: some rejected (--report lists them); 2: the file or the workspace is wrong (nothing written)`,
   migrate: `migrate
       Applies pending migrations to DATABASE_URL.`,
+  'secrets rotate': `secrets rotate [--json]
+      Seals every stored provider credential again with SECRETS_KEY's first key (list the new key first, the old ones after it).`,
 };
 
 const USAGE = `Usage: npm run --silent cli -- <command> [--help]
@@ -170,6 +174,21 @@ async function main(argv: string[], io: CommandLineIo): Promise<number> {
       err(`Error: ${messageOf(error)}`);
       err('Nothing was loaded (the demo loads in one transaction).');
       return 1;
+    } finally {
+      await database.close();
+    }
+  }
+  if (command === 'secrets') {
+    if (sub !== 'rotate' || arg) {
+      err(usageOf(positionals));
+      return 2;
+    }
+    await applyMigrations(target, { log: err });
+    const database = await openDatabase(target);
+    try {
+      const counts = await rotateAccountSecrets(database.prisma, createPayments(config).secrets);
+      out(values.json ? JSON.stringify(counts) : `Sealed ${counts.rotated} account(s) with the first key; ${counts.current} already were; ${counts.unreadable} no key opens.`);
+      return counts.unreadable > 0 ? 1 : 0;
     } finally {
       await database.close();
     }

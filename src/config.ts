@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from './log.js';
+import { parseSecretKeys } from './payments/secrets.js';
 import { invalidProxyEntries } from './http/client-address.js';
 import { TRACE_SAMPLERS } from './tracing/interface.js';
 
@@ -123,13 +124,36 @@ export const EnvSchema = z.object({
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(100),
   // Development and tests: let endpoints point at loopback and private addresses.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag.default(false),
+  // Payment providers (API.md section 11). Stored credentials are sealed under the first of these 32-byte keys (base64 or hex,
+  // comma-separated; any of them opens); unset, one key is kept in SECRETS_KEY_FILE, made on first need (mode 0600).
+  SECRETS_KEY: z
+    .string()
+    .refine((list) => {
+      try {
+        return parseSecretKeys(list).length > 0;
+      } catch {
+        return false;
+      }
+    }, 'write one or more comma-separated 32-byte keys as base64 or 64 hex digits (e.g. openssl rand -base64 32)')
+    .optional(),
+  SECRETS_KEY_FILE: z.string().min(1).default('./data/secrets.key'),
+  // The origin providers are given for webhooks and return pages; set, accounts register their webhook endpoint themselves.
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'write the service\'s public origin, e.g. https://pay.example.com' }).transform((url) => url.replace(/\/+$/, '')).optional(),
+  PROVIDER_TIMEOUT_SECONDS: z.coerce.number().positive().max(120).default(15),
+  // A checkout with no word from its provider this long after it began is looked up there, and again as often while it stays pending.
+  PROVIDER_RECONCILE_SECONDS: z.coerce.number().positive().max(86_400).default(300),
+  // Test doubles: Stripe's API origin, and Asaas's API base (with /v3; default by each account's environment).
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  ASAAS_API_BASE: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')).optional(),
+  // Days from today (in São Paulo) to an Asaas payment's due date.
+  ASAAS_DUE_DAYS: z.coerce.number().int().min(0).max(365).default(3),
 });
 
 export type Config = z.infer<typeof EnvSchema>;
 
 /** The process environment, parsed once into one typed object. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME || undefined, OTEL_TRACES_SAMPLER: env.OTEL_TRACES_SAMPLER || undefined, OTEL_TRACES_SAMPLER_ARG: env.OTEL_TRACES_SAMPLER_ARG || undefined });
+  const parsed = EnvSchema.safeParse({ ...env, DATABASE_URL: env.DATABASE_URL || undefined, REDIS_URL: env.REDIS_URL || undefined, METRICS_TOKEN: env.METRICS_TOKEN || undefined, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME || undefined, OTEL_TRACES_SAMPLER: env.OTEL_TRACES_SAMPLER || undefined, OTEL_TRACES_SAMPLER_ARG: env.OTEL_TRACES_SAMPLER_ARG || undefined, SECRETS_KEY: env.SECRETS_KEY || undefined, PUBLIC_BASE_URL: env.PUBLIC_BASE_URL || undefined, STRIPE_API_BASE: env.STRIPE_API_BASE || undefined, ASAAS_API_BASE: env.ASAAS_API_BASE || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

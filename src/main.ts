@@ -58,10 +58,11 @@ async function serve(database: Database, store: RateLimitStore | undefined, chan
   const { listen } = await import('./serve.js');
   const { startBackgroundWork } = await import('./jobs/background.js');
   const { composeService } = await import('./service.js');
+  const { createPayments } = await import('./payments/payments.js');
   // Each serving process traces (a cluster's primary serves nothing), started before the app is built.
   const tracing = await startTracing(config);
   // The composition root: every part built here, once, and handed to the faces and the background work.
-  const service = composeService(database, undefined, channel);
+  const service = composeService(database, undefined, channel, createPayments(config));
   const running = await listen(service, config, store);
   const background = startBackgroundWork(service, config, running.metrics);
   let worker: ReturnType<typeof workerServing> | undefined;

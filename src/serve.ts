@@ -66,6 +66,7 @@ export async function listen(service: Service, config: ListenConfig, rateLimitSt
     : undefined;
   // The statements' timings, when the database was opened to report them (main.ts does when metrics are on).
   if (metrics) database.timeStatements((ms) => metrics.statement(ms));
+  if (metrics) service.payments.observeCalls((provider, operation, outcome, seconds) => metrics.providerCall(provider, operation, outcome, seconds));
   const server = createServer(
     {
       headersTimeout: (config.HEADERS_TIMEOUT_SECONDS ?? 10) * 1000,

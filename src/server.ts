@@ -27,6 +27,7 @@ import { createRestAdapter } from './rest/adapter.js';
 import { createIdempotency } from './rest/idempotency.js';
 import { openApiDocument } from './openapi/index.js';
 import { DOCS_PATH, OPENAPI_PATH, createApiDocs } from './openapi/serve.js';
+import { createProviderWebhooks } from './modules/payment-transactions/provider-webhooks.js';
 
 /**
  * A client's request id is echoed when it is 1..200 characters of printable ASCII
@@ -95,6 +96,7 @@ const SERVICE_INDEX = {
 const CLIENT_CLOSED_REQUEST = 499;
 
 /** The paths that take no key: the checkout's public API, the providers' webhooks and the payment pages. */
+const PROVIDER_WEBHOOKS = '/api/v1/provider-webhooks/';
 const isPublicPath = (path: string) => path.startsWith('/api/v1/public/') || path.startsWith('/api/v1/provider-webhooks/') || path.startsWith('/pay/');
 
 /**
@@ -110,6 +112,7 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? DEFAULT_SETTINGS.allowPrivateNetworks,
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
     streamBufferEvents: config.STREAM_BUFFER_EVENTS ?? DEFAULT_SETTINGS.streamBufferEvents,
+    payments: service.payments,
   };
   // The live tail of the event log (fed by Redis when the service publishes there); every stream ends when the server stops accepting.
   const live = new LiveEvents(
@@ -129,6 +132,8 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
   const publicGate = createPublicGate(database, publicLimit, settings, commits);
   const publicRest = createRestAdapter(schema, publicRoutes, publicGate, idempotency);
   const pay = createPayPages(schema, publicGate);
+  // Stripe's and Asaas's webhooks, verified by their own schemes; the test provider's go through publicRest.
+  const providerWebhooks = createProviderWebhooks(database, service.represent, settings, commits);
   const graphql = createGraphQL(schema, gate, metrics);
   const cors = createCors(config.CORS_ORIGINS ?? []);
   // The public routes answer no browser of another origin, whatever CORS_ORIGINS lists.
@@ -187,7 +192,10 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
       else if (isPublic) {
         // Counted before any route is matched: every public request counts, 404s included (API.md section 5).
         publicRefused = (await publicLimit(facts)).refused !== undefined;
-        response = path.startsWith('/pay/') ? await pay(request, facts, url) : await publicRest(request, facts, url);
+        const webhookOf = path.startsWith(PROVIDER_WEBHOOKS) ? path.slice(PROVIDER_WEBHOOKS.length) : undefined;
+        response = path.startsWith('/pay/')
+          ? await pay(request, facts, url)
+          : ((webhookOf !== undefined ? await providerWebhooks(request, facts, webhookOf) : undefined) ?? (await publicRest(request, facts, url)));
       }
       else if (path === '/api/v1' || path.startsWith('/api/v1/')) response = await rest(request, facts, url);
       else response = json(404, errorBody('Not found.'));

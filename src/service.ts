@@ -1,6 +1,9 @@
 import type { Database } from './db/client.js';
 import { CommitSignal } from './events/commit-signal.js';
 import type { EventChannel } from './events/event-channel.js';
+import { loadConfig } from './config.js';
+import { createPayments } from './payments/payments.js';
+import type { Payments } from './payments/providers.js';
 import { type ServiceSchema, buildSchema } from './schema.js';
 
 /**
@@ -18,13 +21,15 @@ export interface Service extends ServiceSchema {
   commits: CommitSignal;
   /** REDIS_URL is set: the channel the service's commits are published on, and its live tail follows. */
   eventChannel?: EventChannel;
+  /** The payment providers' adapters and the sealed secrets' keys: the HTTP faces and the background loops share them. */
+  payments: Payments;
 }
 
 /**
  * A service over `database`; `schema`: one already built in this process (it is the same
  * for every service: the tests build it once); `eventChannel`: Redis pub/sub, connected
- * by the caller (main.ts) when REDIS_URL is set.
+ * by the caller (main.ts) when REDIS_URL is set; `payments`: from the environment (main.ts), else its defaults.
  */
-export function composeService(database: Database, schema: ServiceSchema = buildSchema(), eventChannel?: EventChannel): Service {
-  return { ...schema, database, commits: new CommitSignal(eventChannel?.publish), eventChannel };
+export function composeService(database: Database, schema: ServiceSchema = buildSchema(), eventChannel?: EventChannel, payments: Payments = createPayments(loadConfig({}))): Service {
+  return { ...schema, database, commits: new CommitSignal(eventChannel?.publish), eventChannel, payments };
 }

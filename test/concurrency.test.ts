@@ -209,7 +209,7 @@ describe('id sets', () => {
 
   it('replaces the products of a payment link concurrently: every reply 200, the final set one of those sent', async () => {
     const api = await newClient(app);
-    const account = await created(api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' }));
+    const account = await created(api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' }));
     const products = await Promise.all(range(5).map((i) => created(api.post('/products', { name: `P${i}`, type: 'product', price: 1, currency: 'USD', unit: 'unit' }))));
     const link = await created(api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id, currency: 'USD' }));
     const sets = rotatingSets(products.map((p) => p.id), 20);

@@ -27,7 +27,7 @@ async function seed(api: Client): Promise<Record<string, string>> {
   const task = (await api.post('/tasks', { title: 'T', owner_ids: [user.id], assignee_ids: [user.id] })).body;
   const ticketStatus = (await api.post('/ticket-statuses', { name: 'Open' })).body;
   const ticket = (await api.post('/tickets', { title: 'Tk', ticket_status_id: ticketStatus.id })).body;
-  const account = (await api.post('/payment-provider-accounts', { name: 'A', provider: 'stripe' })).body;
+  const account = (await api.post('/payment-provider-accounts', { name: 'A', provider: 'test' })).body;
   const link = (await api.post('/payment-links', { name: 'L', payment_provider_account_id: account.id, product_ids: [product.id] })).body;
   const coupon = (await api.post('/payment-coupons', { code: 'C', type: 'amount', value: 1, payment_link_id: link.id })).body;
   const transaction = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'pi_1', amount: 1, currency: 'USD' })).body;

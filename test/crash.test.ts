@@ -99,7 +99,7 @@ describe('the service, killed with SIGKILL under a write load', () => {
       await must('POST', '/products', { name: 'Plan', type: 'service', price: 12.5, currency: 'USD', unit: 'month' }),
       await must('POST', '/products', { name: 'Setup', type: 'service', price: 99, currency: 'USD', unit: 'unit' }),
     ];
-    const account = await must('POST', '/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' });
+    const account = await must('POST', '/payment-provider-accounts', { name: 'Stripe', provider: 'test' });
     const link = await must('POST', '/payment-links', { name: 'Checkout', payment_provider_account_id: account.id, product_ids: products.map((p) => p.id) });
     const fixtures: Fixtures = { companyIds: companies.map((c) => c.id), productIds: products.map((p) => p.id), accountId: account.id, linkId: link.id };
     const acknowledged: Acknowledged = { contacts: [], links: [], transactions: [], events: [] };

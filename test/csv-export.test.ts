@@ -105,7 +105,7 @@ describe('CSV export', () => {
     expect(products.rows[0]).toContain('sku');
     expect(products.rows.length).toBe(2);
 
-    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'L', payment_provider_account_id: account.id })).body;
     const t1 = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'r1', amount: 3, currency: 'USD' })).body;
     const t2 = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'r2', amount: 4, currency: 'USD' })).body;

@@ -90,7 +90,7 @@ describe('common REST rules', () => {
   });
 
   it('checks a body sent to a route that takes none (activate, deactivate, DELETE), then ignores it', async () => {
-    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'Body rules', payment_provider_account_id: account.id })).body;
     const coupon = (await api.post('/payment-coupons', { code: 'BODYRULES', type: 'amount', value: 5, payment_link_id: link.id })).body;
     expect([link.is_active, coupon.code]).toEqual([false, 'BODYRULES']);

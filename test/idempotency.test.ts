@@ -55,7 +55,7 @@ describe('Idempotency-Key on POST', () => {
 
   it('replays actions that answer 200, and ignores the header on other methods', async () => {
     const api = await newClient(app);
-    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'L', payment_provider_account_id: account.id })).body;
     const on = await post(api, `/payment-links/${link.id}/activate`, undefined, 'act');
     expect([on.status, on.body.is_active]).toEqual([200, true]);

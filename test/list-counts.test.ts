@@ -53,7 +53,7 @@ describe('stored list totals', () => {
 
   it('follow payment transactions and their status, changed by events', async () => {
     const api = await newClient(app);
-    const account = (await api.post('/payment-provider-accounts', { name: 'Main', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Main', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id })).body;
     const txs = await Promise.all(
       [1, 2, 3].map(async (i) => (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: `pi_${i}`, amount: 10, currency: 'USD' })).body),
@@ -74,7 +74,7 @@ describe('stored list totals', () => {
 
   it("count a transaction search from its links' counters plus the reference matches on other links, each match once", async () => {
     const api = await newClient(app);
-    const account = (await api.post('/payment-provider-accounts', { name: 'Main', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Main', provider: 'test' })).body;
     const link = async (name: string) => (await api.post('/payment-links', { name, payment_provider_account_id: account.id })).body;
     const [gold, silver, goldExtra] = [await link('Gold plan'), await link('Silver'), await link('Gold extra')];
     const tx = async (on: { id: string }, reference: string) =>

@@ -134,7 +134,7 @@ describe('sort', () => {
         expect(gql.body.data.companies.data.map((r: Row) => r.id)).toEqual(expectedOrder(companies, field, desc));
       }
     }
-    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'test' })).body;
     const links: Row[] = [];
     for (const name of ['b', 'B', 'a', 'b']) links.push((await api.post('/payment-links', { name, payment_provider_account_id: account.id })).body);
     for (const desc of [false, true]) expect((await all(api, `/payment-links?sort=${desc ? '-' : ''}name`)).map((r) => r.id)).toEqual(expectedOrder(links, 'name', desc));
@@ -163,7 +163,7 @@ describe('sort', () => {
     const a = (await api.post('/contacts', { first_name: 'Z', email: 'z@x.io' })).body;
     const b = (await api.post('/contacts', { first_name: 'A', email: 'a@x.io' })).body;
     expect((await all(api, '/contacts')).map((r) => r.id)).toEqual([a.id, b.id]);
-    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'S', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'L', payment_provider_account_id: account.id })).body;
     const t1 = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'r1', amount: 3, currency: 'USD' })).body;
     const t2 = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'r2', amount: 1, currency: 'USD' })).body;

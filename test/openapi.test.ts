@@ -128,7 +128,7 @@ async function fixtures() {
   const task = await created(api.post('/tasks', { title: 'Call back' }));
   const status = await created(api.post('/ticket-statuses', { name: `Open ${unique()}` }));
   const ticket = await created(api.post('/tickets', { title: 'Broken', ticket_status_id: status.id }));
-  const account = await created(api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' }));
+  const account = await created(api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' }));
   const link = await created(api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id, currency: 'USD', product_ids: [product.id] }));
   const coupon = await created(api.post('/payment-coupons', { code: `C${unique()}`, type: 'percent', value: 10, payment_link_id: link.id }));
   const transaction = await created(api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: `pi_${unique()}`, amount: 19.99, currency: 'USD' }));
@@ -229,7 +229,7 @@ const cases: Record<string, Case> = {
   ...crud('tasks', () => ({ title: 'Send quote', due_date: '2026-11-30', priority: 'high', owner_ids: [f.user.id], assignee_ids: [f.user.id] }), { is_done: true }, () => '/tasks?is_done=false'),
   ...crud('ticket-statuses', () => ({ name: `Closed ${unique()}`, is_closed: true }), { order: 5 }),
   ...crud('tickets', () => ({ title: 'Slow page', description: 'Loads in 9 s', ticket_status_id: f.status.id }), { title: 'Very slow page' }, () => `/tickets?ticket_status_id=${f.status.id}`),
-  ...crud('payment-provider-accounts', () => ({ name: `Adyen ${unique()}`, provider: 'adyen' }), {}, undefined, ['PUT', 'DELETE']),
+  ...crud('payment-provider-accounts', () => ({ name: `Adyen ${unique()}`, provider: 'test' }), { name: 'Renamed' }, undefined, ['DELETE']),
   ...crud('payment-links', () => ({ name: 'Yearly', amount: 199, currency: 'EUR', payment_provider_account_id: f.account.id, is_recurring: true, interval_unit: 'year', product_ids: [f.product.id] }), { description: 'Pay once a year' }, undefined, ['DELETE']),
   // Batches (API.md section 8): `{"inputs": [...]}` in, `{"data": [...]}` out.
   'POST /contacts/batch': async () => [{ path: '/contacts/batch', body: { inputs: [{ first_name: 'Bea', email: `bea-${unique()}@example.com`, properties: { tier: 'gold' } }, { first_name: 'Cy', email: `cy-${unique()}@example.com` }] } }],
@@ -277,6 +277,20 @@ const cases: Record<string, Case> = {
       { path: '/payment-transactions', body },
       { path: '/payment-transactions', body },
     ];
+  },
+  // Refunds (API.md section 11) of a paid transaction of the test provider: one taken, one over what remains (422).
+  'POST /payment-transactions/{id}/refunds': async () => {
+    const paid = await created(api.post('/payment-transactions', { payment_link_id: f.link.id, provider_reference: `pi_${unique()}`, amount: 10, currency: 'USD', status: 'paid' }));
+    return [
+      { path: `/payment-transactions/${paid.id}/refunds`, body: { amount: 4, reason: 'duplicate', metadata: { ticket: 'T-1' } } },
+      { path: `/payment-transactions/${paid.id}/refunds`, body: {} },
+    ];
+  },
+  'GET /refunds': async () => [{ path: '/refunds?status=succeeded&per_page=5' }, { path: byCursor('/refunds?per_page=5') }],
+  'GET /refunds/{id}': async () => {
+    const paid = await created(api.post('/payment-transactions', { payment_link_id: f.link.id, provider_reference: `pi_${unique()}`, amount: 10, currency: 'USD', status: 'paid' }));
+    const refund = await created(api.post(`/payment-transactions/${paid.id}/refunds`, {}));
+    return [{ path: `/refunds/${refund.id}` }];
   },
   'POST /payment-transactions/{id}/events': async () => {
     const body = { type: 'payment.paid', status: 'paid', provider_reference: `evt_${unique()}`, payload: { id: 'evt' }, occurred_at: '2026-11-22T10:15:00.000Z' };

@@ -154,7 +154,7 @@ describe('GET /reports/pipeline', () => {
 
 describe('GET /reports/payments', () => {
   async function transactions(api: Client) {
-    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
     const zed = (await api.post('/payment-links', { name: 'Zed plan', payment_provider_account_id: account.id })).body;
     const abc = (await api.post('/payment-links', { name: 'Abc plan', payment_provider_account_id: account.id })).body;
     const pay = async (link: { id: string }, amount: number, currency: string, status: string, at: string) => {
@@ -275,7 +275,7 @@ describe('reports: SQL statements per request', () => {
     };
     await created('2026-01-15', '2026-03-10T05:00:00.000Z');
     await created('2026-02-10', '2026-03-10T20:00:00.000Z');
-    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id })).body;
     const paid = (await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'pi_1', amount: 3, currency: 'USD' })).body;
     await app.database.prisma.paymentTransaction.update({ where: { id: paid.id }, data: { createdAt: new Date('2026-03-04T10:00:00.000Z') } });
@@ -569,7 +569,7 @@ describe('reports from the stored totals', () => {
 
   it('follow payment transactions through creates, status changes (events), amount, link and date changes and deletes', async () => {
     const api = await newClient(app);
-    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
     const gold = (await api.post('/payment-links', { name: 'Gold', payment_provider_account_id: account.id })).body;
     const silver = (await api.post('/payment-links', { name: 'Silver', payment_provider_account_id: account.id })).body;
     const pay = async (link: { id: string }, amount: number, currency: string, at: string) => {
@@ -619,7 +619,7 @@ describe('reports from the stored totals', () => {
     const api = await newClient(app);
     const { zeta, bob, deal } = await pipelineOf(api);
     await deal(zeta, bob, 5, '2026-01-10');
-    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
     const link = (await api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id })).body;
     expect((await api.post('/payment-transactions', { payment_link_id: link.id, provider_reference: 'pi_1', amount: 3, currency: 'USD' })).status).toBe(201);
     const left = async () => {
@@ -672,7 +672,7 @@ describe('reports from the stored totals', () => {
 
     it('stay exact for payments under concurrent creates and status changes, by link and period too, and are folded with the same sums', async () => {
       const api = await newClient(app);
-      const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+      const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
       const links = await Promise.all(['Gold', 'Silver'].map(async (name) => (await api.post('/payment-links', { name, payment_provider_account_id: account.id })).body));
       const pay = (i: number) => api.post('/payment-transactions', { payment_link_id: links[i % 2].id, provider_reference: `pi_${i}_${Math.random()}`, amount: i + 0.0001, currency: i % 3 ? 'USD' : 'EUR' });
       const first = await Promise.all(Array.from({ length: 20 }, (_, i) => pay(i)));

@@ -80,7 +80,7 @@ describe.each(cases)('$path', (c) => {
 
 it('a coupon code is taken whatever its case, reported beside the other refused fields', async () => {
   const api = await newClient(app);
-  const account = (await api.post('/payment-provider-accounts', { name: 'A', provider: 'stripe' })).body;
+  const account = (await api.post('/payment-provider-accounts', { name: 'A', provider: 'test' })).body;
   const link = (await api.post('/payment-links', { name: 'L', payment_provider_account_id: account.id, amount: 10 })).body;
   expect((await api.post('/payment-coupons', { code: 'SAVE10', type: 'amount', value: 1, payment_link_id: link.id })).status).toBe(201);
   const res = await api.post('/payment-coupons', { code: 'save10', type: 'percent', value: 101, payment_link_id: link.id });

@@ -35,7 +35,7 @@ describe('workspace settings', () => {
     const user = (await api.post('/users', { name: 'Owner', email: 'o@example.com' })).body;
     const deal = await api.post('/deals', { name: 'D', deal_stage_external_id: p.stages[0].external_id, user_id: user.id });
     expect(deal.body.currency).toBe('EUR');
-    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe' })).body;
+    const account = (await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' })).body;
     const link = await api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id });
     expect(link.body.currency).toBe('EUR');
 

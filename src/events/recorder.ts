@@ -6,7 +6,7 @@ import { insertRows } from '../db/raw-insert.js';
 import { OPERATIONS, type Operation, overDelegates, workspaceOf } from '../db/tenancy.js';
 import type { Actor, Context } from '../graphql/context.js';
 import type { RestObject, Represent } from './representation.js';
-import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel } from './resources.js';
+import { type EventKind, type EventResource, TRACKED_MODELS, type TrackedModel, eventType } from './resources.js';
 
 export interface EventRow {
   id: string;
@@ -184,7 +184,7 @@ export class EventRecorder {
       const previous = t.kind === 'updated' ? changedFields(t.before!, object) : null;
       rows.push({
         workspaceId: this.reading.workspace.id,
-        type: `${t.resource}.${t.kind}`,
+        type: eventType(t.resource, t.kind, t.before as Record<string, unknown> | null, object as Record<string, unknown>),
         resource: t.resource,
         recordId: t.id,
         actor,

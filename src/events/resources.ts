@@ -21,6 +21,7 @@ export const EVENT_RESOURCES = {
   payment_link: { model: 'PaymentLink', path: '/payment-links/{id}' },
   payment_coupon: { model: 'PaymentCoupon', path: '/payment-coupons/{id}' },
   payment_transaction: { model: 'PaymentTransaction', path: '/payment-transactions/{id}' },
+  refund: { model: 'PaymentRefund', path: '/refunds/{id}' },
   webhook_endpoint: { model: 'WebhookEndpoint', path: '/webhook-endpoints/{id}' },
 } as const;
 
@@ -31,6 +32,25 @@ export const scopeResourceOf = (resource: EventResource): string => EVENT_RESOUR
 export const EVENT_RESOURCE_NAMES = Object.keys(EVENT_RESOURCES) as EventResource[];
 
 export type EventKind = 'created' | 'updated' | 'deleted';
+
+type Shown = Record<string, unknown> | null;
+const disputeStatus = (object: Shown) => (object?.dispute as { status?: string } | null | undefined)?.status;
+
+/**
+ * An event's type: `<resource>.<kind>`, but for the moments API.md section 11 names: a
+ * refund that succeeded or failed, a transaction that became refunded, a dispute opened or closed.
+ */
+export function eventType(resource: EventResource, kind: EventKind, before: Shown, after: Shown): string {
+  if (kind === 'updated' && resource === 'refund' && before?.status !== after?.status && (after?.status === 'succeeded' || after?.status === 'failed')) return `refund.${after.status}`;
+  if (kind === 'updated' && resource === 'payment_transaction') {
+    if (before?.status !== 'refunded' && after?.status === 'refunded') return 'payment.refunded';
+    const was = disputeStatus(before);
+    const now = disputeStatus(after);
+    if (was !== now && now === 'open') return 'payment.dispute_opened';
+    if (was !== now && (now === 'won' || now === 'lost')) return 'payment.dispute_closed';
+  }
+  return `${resource}.${kind}`;
+}
 
 /** How a write on a model's rows reaches a record: the row is the record, or its `key` column names the parent record. */
 export interface TrackedModel {

@@ -4,6 +4,8 @@ import type { Event as EventModel } from '../generated/sqlite/client.js';
 import { type ScopedDb, scopeToWorkspace } from '../db/tenancy.js';
 import type { RequestFacts } from '../http/request-facts.js';
 import type { FieldErrors } from '../validation/messages.js';
+import { createPayments } from '../payments/payments.js';
+import type { Payments } from '../payments/providers.js';
 
 /** Service settings resolvers need (from the environment: WEBHOOK_ALLOW_PRIVATE_NETWORKS, CHECKOUT_EXPIRY_MINUTES, STREAM_BUFFER_EVENTS). */
 export interface Settings {
@@ -11,6 +13,8 @@ export interface Settings {
   checkoutExpiryMinutes: number;
   /** STREAM_BUFFER_EVENTS: events a stream's reader may fall behind before it is dropped. */
   streamBufferEvents: number;
+  /** The payment providers' adapters, the sealed secrets' keys, and how provider calls go (API.md section 11). */
+  payments: Payments;
 }
 
 const defaults = loadConfig({});
@@ -19,6 +23,7 @@ export const DEFAULT_SETTINGS: Settings = {
   allowPrivateNetworks: defaults.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   checkoutExpiryMinutes: defaults.CHECKOUT_EXPIRY_MINUTES,
   streamBufferEvents: defaults.STREAM_BUFFER_EVENTS,
+  payments: createPayments(defaults),
 };
 
 /** Who caused an event (API.md section 6); `system`: the service itself (a failing webhook endpoint disabled). */
@@ -55,6 +60,8 @@ export interface CommitNotices {
 /** What every resolver gets: the caller's workspace and a client that sees only it. */
 export interface Context {
   db: ScopedDb;
+  /** The workspace's client outside any transaction, for what runs once a mutation has committed (a provider call): `db` is the transaction's then. */
+  dbAfterCommit: ScopedDb;
   /**
    * The workspace's client for reads that can run long (exports, searches, reports, a
    * stream's replay: `longReadsOf`), on connections of their own (src/db/client.ts,
@@ -73,6 +80,18 @@ export interface Context {
   origin?: string;
   /** Service settings resolvers need. */
   settings: Settings;
+  /**
+   * What mutations that call a provider before they write worked out outside any transaction
+   * (their `prepare`, src/events/mutations.ts), by field name; `preparing`: run only that.
+   */
+  prepared?: Map<string, unknown>;
+  preparing?: boolean;
+  /**
+   * Inside a mutation: work started once its transaction committed (a provider call) that
+   * the mutation's answer waits for; work deferred to a caller's transaction (an
+   * Idempotency-Key's) starts after that one commits, and nothing waits for it.
+   */
+  awaitedAfterCommit?: Promise<unknown>[];
   /** Inside a mutation: runs `fn` once its transaction has committed (never when it rolls back). */
   afterCommit?: (fn: () => void) => void;
   /**
@@ -112,7 +131,7 @@ export function createContext(
   options: Partial<Pick<Context, 'db' | 'longReads' | 'nextLongReadPage' | 'requestId' | 'scopes' | 'origin' | 'settings' | 'live' | 'commits'>> = {},
 ): Context {
   const { db = scopeToWorkspace(prisma, workspace.id), requestId = '', settings = DEFAULT_SETTINGS, ...rest } = options;
-  return { db, workspace, actor, requestId, settings, ...rest };
+  return { db, dbAfterCommit: db, workspace, actor, requestId, settings, ...rest };
 }
 
 /** The client a long read runs on: the context's long-reads client, or its own where it has none (or is inside a transaction). */

@@ -17,6 +17,8 @@ export const ErrorCode = {
   Internal: 'INTERNAL_SERVER_ERROR',
   /** The embedded database's write lock stayed taken by another process for the whole wait: try again (REST 503 with Retry-After). */
   Unavailable: 'SERVICE_UNAVAILABLE',
+  /** A payment provider could not be reached, timed out or failed (REST 502). */
+  ProviderUnreachable: 'PROVIDER_UNREACHABLE',
   /** A request GraphQL cannot read at all (not JSON, no query). */
   BadRequest: 'BAD_REQUEST',
   /** A document over the size, token, nesting, depth, alias or cost limits: refused before it runs. */

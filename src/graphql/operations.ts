@@ -16,6 +16,7 @@ export const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.Internal]: 500,
   [ErrorCode.Unavailable]: 503,
+  [ErrorCode.ProviderUnreachable]: 502,
   [ErrorCode.BadRequest]: 500,
   [ErrorCode.LimitExceeded]: 500,
   [ErrorCode.ParseFailed]: 500,
@@ -135,5 +136,5 @@ function failed(raised: GraphQLError): Extract<OperationResult, { ok: false }> {
   const error = contractError(raised);
   const code = error && codeOf(error);
   const status = code ? (STATUS_BY_CODE[code as ErrorCodeValue] ?? 500) : 500;
-  return { ok: false, status, error: status < 500 || status === 503 ? error : undefined, thrown: raised.originalError ?? raised };
+  return { ok: false, status, error: status < 500 || status === 502 || status === 503 ? error : undefined, thrown: raised.originalError ?? raised };
 }

@@ -159,7 +159,7 @@ export async function paginate<T = any>(
   const page = args.page ?? 1;
   const { perPage } = args;
   const orderBy = orderByOf(keys);
-  const query = queryFromInfo({ context: ctx, info, typeName: spec.typeName, path: ['data'] });
+  const query = queryFromInfo({ context: ctx, info, typeName: spec.objectName, path: ['data'] });
   const skip = (page - 1) * perPage;
   const rows = async () => {
     if (skip === 0 || !loadsRelations(query)) return delegate.findMany({ ...query, where, orderBy, skip, take: perPage });
@@ -200,7 +200,7 @@ async function cursorPage(
   if (args.cursor !== '' && !position) throw invalid({ cursor: ['The cursor is invalid: it was not given by this list with this sort.'] });
   const backwards = position?.forward === false;
   const walk = backwards ? reversed(keys) : keys;
-  const query = queryFromInfo({ context: ctx, info, typeName: spec.typeName, path: ['data'] }) as { select?: Record<string, unknown> };
+  const query = queryFromInfo({ context: ctx, info, typeName: spec.objectName, path: ['data'] }) as { select?: Record<string, unknown> };
   // A cursor is made of the keys' values: a narrowed selection must still read them.
   if (query.select) for (const k of keys) query.select[k.field] = true;
   const where = position ? { AND: [args.where, after(walk, position.values)] } : args.where;

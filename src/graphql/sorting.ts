@@ -24,7 +24,10 @@ export interface OrderKey extends SortableField {
  */
 export interface ListSpec {
   name: string;
+  /** The Prisma model. */
   typeName: string;
+  /** The GraphQL object type of its rows, when it is not named after the model (`Refund` of `PaymentRefund`). */
+  objectName: string;
   fields: ReadonlyMap<string, SortableField>;
   defaultSort: string;
   /** The model has createdAt / updatedAt, so `created_since` / `updated_since` filter it. */
@@ -35,7 +38,7 @@ const { models } = getDatamodel().datamodel;
 const KEY_TYPES = new Set<string>(['String', 'DateTime', 'Decimal', 'Int']);
 
 /** `extra`: the REST names of the list's own sortable fields; their Prisma fields are the camelCase names. */
-export function listSpec(name: string, typeName: string, extra: readonly string[] = [], defaultSort = 'id'): ListSpec {
+export function listSpec(name: string, typeName: string, extra: readonly string[] = [], defaultSort = 'id', objectName = typeName): ListSpec {
   const model = models[typeName];
   if (!model) throw new Error(`listSpec: no model ${typeName}`);
   const fields = new Map<string, SortableField>();
@@ -49,7 +52,7 @@ export function listSpec(name: string, typeName: string, extra: readonly string[
     if (!KEY_TYPES.has(found.type)) throw new Error(`listSpec ${name}: ${typeName}.${field} is a ${found.type}, not sortable`);
     fields.set(restName, { field, type: found.type as KeyType, nullable: !found.isRequired });
   }
-  const spec = { name, typeName, fields, defaultSort, since: { created: fields.has('created_at'), updated: fields.has('updated_at') } };
+  const spec = { name, typeName, objectName, fields, defaultSort, since: { created: fields.has('created_at'), updated: fields.has('updated_at') } };
   parseSort(spec, defaultSort); // a wrong default stops the start
   return spec;
 }

@@ -51,6 +51,13 @@ export function createMetrics(options: MetricsOptions) {
     labelNames: ['limit'] as const,
     registers,
   });
+  const providerCalls = new Histogram({
+    name: 'salesgraph_provider_call_duration_seconds',
+    help: 'Calls to payment providers (Stripe, Asaas) by provider, operation and outcome (ok, declined, refused, unreachable), and their duration.',
+    labelNames: ['provider', 'operation', 'outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+    registers,
+  });
   const deliveries = new Counter({
     name: 'salesgraph_webhook_deliveries_total',
     help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled) or failed (for good).',
@@ -156,6 +163,9 @@ export function createMetrics(options: MetricsOptions) {
     },
     webhookDelivery(outcome: DeliveryOutcome, count = 1): void {
       deliveries.inc({ outcome }, count);
+    },
+    providerCall(provider: string, operation: string, outcome: string, seconds: number): void {
+      providerCalls.observe({ provider, operation, outcome }, seconds);
     },
     webhookDeliveryLag(seconds: number): void {
       deliveryLag.observe(Math.max(0, seconds));

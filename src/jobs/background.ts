@@ -2,6 +2,8 @@ import { type Config, loadConfig } from '../config.js';
 import type { Metrics } from '../http/metrics.js';
 import { counterCompactionLoop } from '../db/counter-slots.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
+import { reconcileLoop } from '../modules/checkouts/reconcile.js';
+import { refundRetryLoop } from '../modules/refunds/refund-retries.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { searchBackfillLoop } from '../search/backfill.js';
 import type { Service } from '../service.js';
@@ -43,8 +45,12 @@ export function startBackgroundWork(service: Service, config: BackgroundConfig, 
         lagged: metrics?.webhookDeliveryLag,
       })
     : undefined;
+  const serviceSettings = { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS, payments: service.payments };
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database), searchBackfillLoop(database.background, represent),
-    checkoutExpiryLoop(database.background, represent, commits, { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS }),
+    checkoutExpiryLoop(database.background, represent, commits, serviceSettings),
+    // Payment providers (API.md section 11): checkouts they said nothing of, and refunds they did not answer.
+    reconcileLoop(database.background, represent, commits, serviceSettings),
+    refundRetryLoop(database.background, represent, commits, serviceSettings),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake((now) => loops.wake('webhook-deliveries', now));

@@ -13,6 +13,7 @@ import './payment-provider-accounts/payment-provider-accounts.schema.js';
 import './payment-links/payment-links.schema.js';
 import './payment-coupons/payment-coupons.schema.js';
 import './payment-transactions/payment-transactions.schema.js';
+import './refunds/refunds.schema.js';
 import './workspaces/workspaces.schema.js';
 import './webhook-endpoints/webhook-endpoints.schema.js';
 import './checkouts/checkouts.schema.js';
@@ -30,6 +31,7 @@ import { paymentLinkRoutes } from './payment-links/payment-links.rest.js';
 import { paymentProviderAccountRoutes } from './payment-provider-accounts/payment-provider-accounts.rest.js';
 import { paymentTransactionRoutes, providerWebhookRoutes } from './payment-transactions/payment-transactions.rest.js';
 import { checkoutRoutes } from './checkouts/checkouts.rest.js';
+import { refundRoutes } from './refunds/refunds.rest.js';
 import { pipelineRoutes } from './pipelines/pipelines.rest.js';
 import { productRoutes } from './products/products.rest.js';
 import { reportRoutes } from './reports/reports.rest.js';
@@ -56,6 +58,7 @@ export const restRoutes = [
   ...paymentLinkRoutes,
   ...paymentCouponRoutes,
   ...paymentTransactionRoutes,
+  ...refundRoutes,
   ...eventRoutes,
   ...webhookEndpointRoutes,
   ...reportRoutes,

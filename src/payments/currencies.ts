@@ -20,3 +20,14 @@ export const minorUnitExponent = (currency: string): number => EXPONENTS[currenc
 export function toMinorUnits(amount: Prisma.Decimal | number | string, currency: string): number {
   return new Prisma.Decimal(amount.toString()).mul(10 ** minorUnitExponent(currency)).toDecimalPlaces(0, Prisma.Decimal.ROUND_HALF_UP).toNumber();
 }
+
+/** Minor units as an exact decimal string in the currency's unit (1234n BRL → "12.34", 1200n JPY → "1200"). */
+export function minorToText(minor: bigint, currency: string): string {
+  const exponent = minorUnitExponent(currency);
+  const sign = minor < 0n ? '-' : '';
+  const digits = (minor < 0n ? -minor : minor).toString().padStart(exponent + 1, '0');
+  return exponent === 0 ? `${sign}${digits}` : `${sign}${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+}
+
+/** A provider's JSON number (150.5) as an exact decimal string in the currency's unit ("150.50"). */
+export const numberToText = (value: number, currency: string): string => new Prisma.Decimal(String(value)).toFixed(minorUnitExponent(currency));

@@ -1,6 +1,7 @@
 import { type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import { type Admit, type Context, longReadsOf } from '../graphql/context.js';
-import { invalid } from '../graphql/errors.js';
+import { codeOf, invalid } from '../graphql/errors.js';
+import { PREPARED } from '../events/mutations.js';
 import { type OperationResult, runOperation, runSubscription } from '../graphql/operations.js';
 import type { Metrics } from '../http/metrics.js';
 import { GatheredWrites, STREAM_GATHER_MS } from '../http/gathered-writes.js';
@@ -171,6 +172,13 @@ export function createRestAdapter(
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       return refuse({ idempotency_key: [`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`] });
     }
+    // A write that calls a provider first (its mutation's `prepare`) does so here, outside the key's transaction.
+    if (preparesFirst(schema, route)) {
+      const context = { ...admission.context, prepared: new Map<string, unknown>() };
+      const prepared = await runRoute(route, raw, url, { ...context, preparing: true }, requestId);
+      if (prepared !== PREPARED_OUTCOME) return respond(prepared, headers);
+      admission.context.prepared = context.prepared;
+    }
     const result = await idempotent(admission.context, key, { path: url.pathname, hash: fingerprint(request.method, url.pathname, sent) }, (context) =>
       runRoute(route, raw, url, context, requestId, {}, { retried: true }),
     );
@@ -333,6 +341,7 @@ export function createRestAdapter(
     if (context.inputTypeErrors && missing) return unprocessable(invalid(context.inputTypeErrors));
 
     const result = await runOperation(schema, route.compiled.document, variableValues, context);
+    if (!result.ok && result.thrown instanceof Error && codeOf(result.thrown as { extensions?: Record<string, unknown> }) === PREPARED) return PREPARED_OUTCOME;
     if (!result.ok) return errorOutcome(result, requestId, route, options.retried ?? false);
     // Resolvers report type errors through parseInput; one that takes no input still must not succeed.
     if (context.inputTypeErrors) return unprocessable(invalid(context.inputTypeErrors));
@@ -342,6 +351,17 @@ export function createRestAdapter(
     const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
     return { status, body: route.compiled.variableNames.has('cursor') && !route.csv ? listEnvelope(body as ListResult, url) : body };
   }
+}
+
+/** What a preparing run (src/events/mutations.ts) of a route ends with when its preparation succeeded. */
+const PREPARED_OUTCOME: Outcome = { status: 0, body: null };
+
+/** Whether the route's mutation calls out before it writes (its field's `extensions.prepare`). */
+function preparesFirst(schema: GraphQLSchema, route: CompiledRoute): boolean {
+  const { operation } = route.compiled;
+  if (operation.operation !== 'mutation') return false;
+  const fields = schema.getMutationType()?.getFields() ?? {};
+  return operation.selectionSet.selections.some((s) => s.kind === Kind.FIELD && fields[s.name.value]?.extensions?.prepare !== undefined);
 }
 
 /** A 503 (the embedded database stayed locked by another process) says when to try again. */
@@ -393,7 +413,7 @@ function errorOutcome(failed: Extract<OperationResult, { ok: false }>, requestId
   const { status, error, thrown } = failed;
   // The error as thrown goes with the answer: a caller running the route in its own transaction may run it again.
   if (status === 422) return { ...unprocessable(error!), error: thrown };
-  if (error && (status < 500 || status === 503)) return { status, body: errorBody(error.message), error: thrown };
+  if (error && (status < 500 || status === 502 || status === 503)) return { status, body: errorBody(error.message), error: thrown };
   // A race lost inside a caller's transaction is that caller's to run again (and to log if no run wins it).
   if (!(retried && lostRace(thrown))) logError(requestId, thrown, `${route.method} ${route.path}`);
   return { status: 500, body: errorBody('Server error.'), error: thrown };

@@ -185,3 +185,43 @@ describe('the payment page', () => {
     }
   });
 });
+
+describe('the payment page with a provider that asks for more (Asaas)', () => {
+  it('asks for a CPF and the method, and shows the Pix code itself, at 375 px', async () => {
+    const { startAsaasFake, SAMPLE_CPF } = await import('../support/fakes/asaas.js');
+    const asaas = await startAsaasFake();
+    const other = await startApp({ databaseUrl: `file:${join(dir, 'checkout.db')}`, payments: { ASAAS_API_BASE: asaas.url } });
+    const { page, requested, console, close } = await phone();
+    try {
+      const shop = await newClient(other);
+      const account = (await shop.post('/payment-provider-accounts', { name: 'Asaas', provider: 'asaas', credentials: { api_key: asaas.apiKey } })).body;
+      const link = (await shop.post('/payment-links', { name: 'Plano anual', amount: 120, currency: 'BRL', payment_provider_account_id: account.id })).body;
+      await shop.post(`/payment-links/${link.id}/activate`);
+      await page.goto(`${other.url}/pay/${link.public_token}`);
+      await page.getByLabel('Name').fill('Ana Souza');
+      await page.getByLabel('E-mail').fill('ana@example.com');
+      // A CPF whose check digits are wrong: refused beside its field, nothing made at Asaas.
+      await page.getByLabel('CPF or CNPJ').fill('529.982.247-24');
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await expect.poll(() => page.locator('#payer_tax_id-error').textContent()).toBe('Enter a valid CPF or CNPJ.');
+      expect(asaas.payments.size).toBe(0);
+      await page.getByLabel('CPF or CNPJ').fill('529.982.247-25');
+      await page.getByRole('radio', { name: 'Pix' }).check();
+      await page.getByRole('button', { name: 'Pay' }).click();
+      await page.waitForURL(/\/pay\/checkouts\/[A-Za-z0-9_-]+$/);
+      await expect.poll(() => page.getByRole('img', { name: 'Pix QR code' }).isVisible()).toBe(true);
+      expect(await page.getByLabel('Pix copy-and-paste code').inputValue()).toMatch(/\S{20,}/);
+      expect(await page.getByRole('button', { name: 'Copy the code' }).isVisible()).toBe(true);
+      expect(await noHorizontalScroll(page)).toBe(true);
+      const made = [...asaas.payments.values()];
+      expect(made.map((p) => p.billingType)).toEqual(['PIX']);
+      expect(asaas.customers.get(made[0]!.customer)!.cpfCnpj).toBe(SAMPLE_CPF);
+      expect(requested.filter((url) => !url.startsWith(other.url) && !url.startsWith('data:'))).toEqual([]);
+      expect(console.filter((text) => /Content Security Policy|Refused to/i.test(text))).toEqual([]);
+    } finally {
+      await close();
+      await other.close();
+      await asaas.close();
+    }
+  });
+});

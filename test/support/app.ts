@@ -6,11 +6,16 @@ import { newId } from '../../src/db/ids.js';
 import { type BackgroundConfig, startBackgroundWork } from '../../src/jobs/background.js';
 import { type ListenConfig, listen } from '../../src/serve.js';
 import { type Service, composeService } from '../../src/service.js';
+import { type PaymentsConfig, createPayments } from '../../src/payments/payments.js';
+import { loadConfig } from '../../src/config.js';
 import { serviceSchema } from './schema.js';
 import { type Reply, send } from './http.js';
 import { databaseUrl } from './file-database.js';
 
 export { type Reply, send };
+
+/** The key the tests' services seal provider credentials with (never a file in the working tree). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export interface TestApp {
   url: string;
@@ -30,13 +35,15 @@ export async function startApp(
     server?: Partial<ListenConfig>;
     /** Runs the process's background work (webhook deliveries, purge) beside the server, as main.ts does. */
     background?: Partial<BackgroundConfig>;
+    /** Payment providers' settings (their API bases: the fakes); secrets sealed under TEST_SECRETS_KEY unless set. */
+    payments?: Partial<PaymentsConfig>;
   } = {},
 ): Promise<TestApp> {
   const target = resolveDatabase(options.databaseUrl ?? databaseUrl());
   const database = await openDatabase(target, { statements: true, timings: options.server?.METRICS_TOKEN !== undefined });
   // listen() hands its whole config to createApp, as main.ts does with the parsed environment.
   const config: ListenConfig & Pick<Config, 'CORS_ORIGINS'> = { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 100_000, LOG_LEVEL: 'warn', CORS_ORIGINS: options.corsOrigins ?? [], ...options.server };
-  const service = composeService(database, serviceSchema);
+  const service = composeService(database, serviceSchema, undefined, createPayments({ ...loadConfig({}), SECRETS_KEY: TEST_SECRETS_KEY, ...options.payments }));
   const running = await listen(service, config);
   const background = options.background && startBackgroundWork(service, { EVENT_RETENTION_DAYS: 30, WEBHOOK_ALLOW_PRIVATE_NETWORKS: true, ...options.background }, running.metrics);
   return {

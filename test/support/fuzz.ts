@@ -164,7 +164,7 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
   const task = await api.rest('POST', '/tasks', { title: `Task ${tag}`, owner_ids: [user.id], assignee_ids: [user.id] });
   const ticketStatus = await api.rest('POST', '/ticket-statuses', { name: `Open ${tag}` });
   const ticket = await api.rest('POST', '/tickets', { title: `Ticket ${tag}`, ticket_status_id: ticketStatus.id });
-  const account = await api.rest('POST', '/payment-provider-accounts', { name: `Account ${tag}`, provider: 'stripe' });
+  const account = await api.rest('POST', '/payment-provider-accounts', { name: `Account ${tag}`, provider: 'test' });
   const link = await api.rest('POST', '/payment-links', { name: `Link ${tag}`, payment_provider_account_id: account.id, product_ids: [product.id] });
   const coupon = await api.rest('POST', '/payment-coupons', { code: `C${tag}`.replace(/[^A-Za-z0-9_-]/g, ''), type: 'amount', value: 1, payment_link_id: link.id });
   const transaction = await api.rest('POST', '/payment-transactions', { payment_link_id: link.id, provider_reference: `pi_${tag}`, amount: 10, currency: 'USD' });
@@ -174,6 +174,8 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
     provider_reference: `evt_${tag}`,
     occurred_at: '2026-01-01T00:00:00.000Z',
   });
+  // Paid through the test provider: a refund succeeds at once, leaving 9 to refund.
+  const refund = await api.rest('POST', `/payment-transactions/${transaction.id}/refunds`, { amount: 1 });
   // A public address: the servers under test refuse private ones, as in production. No worker runs: the delivery stays pending.
   const webhookEndpoint = await api.rest('POST', '/webhook-endpoints', { url: `https://93.184.216.34/${tag}`, events: ['contact.*'] });
   const webhookDelivery = await api.rest('POST', `/webhook-endpoints/${webhookEndpoint.id}/test`);
@@ -192,6 +194,7 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
     'payment-links': link,
     'payment-coupons': coupon,
     'payment-transactions': transaction,
+    refunds: refund,
     'webhook-endpoints': webhookEndpoint,
     'webhook-deliveries': webhookDelivery,
     'webhook-endpoints/deliveries': webhookDelivery,

@@ -8,8 +8,13 @@ const couponCode = z.string().max(64).optional();
 
 export const CheckoutQuoteInput = z.object({ installments, couponCode });
 
+/** How an Asaas payer pays (API.md section 11); none: the payer chooses on Asaas's page. */
+export const PAYMENT_METHODS = ['pix', 'boleto', 'card'] as const;
+
 export const CreateCheckoutInput = z.object({
   installments,
   couponCode,
-  payer: z.object({ name: text(255), email: email() }),
+  // tax_id: a CPF or CNPJ, required (and checked) when the link's provider needs one.
+  payer: z.object({ name: text(255), email: email(), taxId: z.string().max(32).optional() }),
+  paymentMethod: z.enum(PAYMENT_METHODS).optional(),
 });

@@ -3,9 +3,9 @@ import { routes } from '../../rest/route.js';
 /** A link as its payer sees it (the page reads the same fields). */
 export const PUBLIC_LINK_FIELDS = `publicToken name description currency subtotal products { name price currency }
   isRecurring intervalUnit intervalCount billingCycles maxInstallments interestRate
-  installmentOptions { installments installmentAmount total interest }`;
+  installmentOptions { installments installmentAmount total interest } payerFields paymentMethods`;
 const AMOUNTS = `currency subtotal discount total interest installments installmentAmount schedule { number amount dueDate } coupon { code type value }`;
-const CHECKOUT = `fragment CheckoutFields on Checkout { checkoutId status ${AMOUNTS} paymentLink { name publicToken } nextAction { type url } }`;
+const CHECKOUT = `fragment CheckoutFields on Checkout { checkoutId status ${AMOUNTS} paymentLink { name publicToken } nextAction { type url pix { payload image expiresAt } } }`;
 
 /**
  * The payer's routes (API.md section 7), under /api/v1/public: no key; the public token

@@ -8,7 +8,11 @@ import type { Context } from '../../graphql/context.js';
 import { ErrorCode, invalidField } from '../../graphql/errors.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
 import { type Minor, type Quote, exactDecimal, fromMinor, installmentPlans, linkSubtotal, quote } from '../../payments/money.js';
-import { adapterFor } from '../../payments/providers.js';
+import { type NextAction, adapterOf, isRemote } from '../../payments/providers.js';
+import { brazilianTaxId } from '../../validation/tax-id.js';
+import { logError } from '../../log.js';
+import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
+import { type StoredPayer, continueUrl, startProviderCheckout } from './provider-checkout.js';
 import { parseInput } from '../../validation/parse.js';
 import { contactForPayer } from '../contacts/contacts.schema.js';
 import { CheckoutQuoteInput, CreateCheckoutInput } from './checkouts.input.js';
@@ -18,6 +22,7 @@ import { redeemable, takeRedemption } from './redemptions.js';
 const COUPON_NOT_VALID = 'The coupon is not valid.';
 const cannotBePaid = () => new GraphQLError('This payment link cannot be paid.', { extensions: { code: ErrorCode.BadUserInput } });
 const cannotBePaidOnline = () => new GraphQLError('This payment link cannot be paid online.', { extensions: { code: ErrorCode.BadUserInput } });
+const cannotBePaidWithProvider = (message: string) => new GraphQLError(message, { extensions: { code: ErrorCode.BadUserInput } });
 /** At least 32 URL-safe random characters (43 here), as the payer's checkout_id. */
 const newCheckoutToken = () => randomBytes(32).toString('base64url');
 
@@ -85,6 +90,8 @@ interface ShownLink {
   maxInstallments: number;
   interestRate: number;
   installmentOptions: ShownOption[];
+  payerFields: string[];
+  paymentMethods: string[];
 }
 
 const PublicPaymentLink = builder.objectRef<ShownLink>('PublicPaymentLink').implement({
@@ -103,6 +110,8 @@ const PublicPaymentLink = builder.objectRef<ShownLink>('PublicPaymentLink').impl
     maxInstallments: t.exposeInt('maxInstallments'),
     interestRate: t.exposeFloat('interestRate'),
     installmentOptions: t.field({ type: [InstallmentOption], resolve: (l) => l.installmentOptions }),
+    payerFields: t.stringList({ description: 'What the payer gives: `name`, `email`, and `tax_id` (a CPF or CNPJ) when the provider needs it.', resolve: (l) => l.payerFields }),
+    paymentMethods: t.stringList({ description: 'The methods the payer chooses among (`pix`, `boleto`, `card`); empty: the provider offers its own.', resolve: (l) => l.paymentMethods }),
   }),
 });
 
@@ -140,8 +149,20 @@ const CheckoutQuote = builder.objectRef<QuotedAmounts>('CheckoutQuote').implemen
   }),
 });
 
-const NextActionType = builder.objectRef<{ type: string; url: string }>('CheckoutNextAction').implement({
-  fields: (t) => ({ type: t.exposeString('type', { description: '`redirect`: send the payer to `url`.' }), url: t.exposeString('url') }),
+const PixCode = builder.objectRef<{ payload: string; image: string; expiresAt: string | null }>('CheckoutPixCode').implement({
+  fields: (t) => ({
+    payload: t.exposeString('payload', { description: 'The copy-and-paste code.' }),
+    image: t.exposeString('image', { description: 'The QR code, as a data: URL of a PNG.' }),
+    expiresAt: t.exposeString('expiresAt', { nullable: true }),
+  }),
+});
+
+const NextActionType = builder.objectRef<NextAction>('CheckoutNextAction').implement({
+  fields: (t) => ({
+    type: t.exposeString('type', { description: '`redirect`: send the payer to `url`; `pix`: show the Pix code (or send the payer to `url`, the provider\'s page).' }),
+    url: t.exposeString('url'),
+    pix: t.field({ type: PixCode, nullable: true, resolve: (a) => (a.type === 'pix' ? a.pix : null) }),
+  }),
 });
 
 interface ShownCheckout extends ShownAmounts {
@@ -150,7 +171,19 @@ interface ShownCheckout extends ShownAmounts {
   createdAt: Date;
   /** `id` is never shown: the products are read by it only when asked for (the receipt page). */
   paymentLink: { id: string; name: string; publicToken: string };
-  nextAction: { type: string; url: string } | null;
+  /** The payer's next step, once known (a real provider's after the commit: `nextAction` waits for it). */
+  nextAction: NextAction | null;
+  remote: boolean;
+}
+
+/** A checkout's next step at a real provider: the one made, the one being made right after this request's commit, or this service's URL that makes it. */
+async function nextActionOf(ctx: Context, c: ShownCheckout): Promise<NextAction | null> {
+  if (!c.remote || c.nextAction || c.status !== 'pending') return c.nextAction;
+  // Made after the commit (the answer waited for it), unless an Idempotency-Key's transaction still holds the checkout.
+  const made = await ctx.db.checkout.findUnique({ where: { token: c.checkoutId }, select: { nextAction: true } });
+  if (made?.nextAction) return made.nextAction as unknown as NextAction;
+  const base = ctx.settings.payments.publicBaseUrl ?? ctx.origin;
+  return base ? { type: 'redirect', url: continueUrl(base, c.checkoutId) } : null;
 }
 
 const PublicCheckout = builder.objectRef<ShownCheckout>('Checkout').implement({
@@ -177,7 +210,7 @@ const PublicCheckout = builder.objectRef<ShownCheckout>('Checkout').implement({
       }),
       resolve: (c) => c.paymentLink,
     }),
-    nextAction: t.field({ type: NextActionType, nullable: true, description: 'Where the payer goes next, while the checkout is pending.', resolve: (c) => c.nextAction }),
+    nextAction: t.field({ type: NextActionType, nullable: true, description: 'Where the payer goes next, while the checkout is pending.', resolve: (c, _args, ctx) => nextActionOf(ctx, c) }),
   }),
 });
 
@@ -186,12 +219,15 @@ const CheckoutQuoteInputType = inputTypeFrom('CheckoutQuoteInput', CheckoutQuote
   couponCode: t.string({ description: 'Case-insensitive.' }),
 }));
 
-const CheckoutPayerInput = builder.inputType('CheckoutPayerInput', { fields: (t) => ({ name: t.string(), email: t.string() }) });
+const CheckoutPayerInput = builder.inputType('CheckoutPayerInput', {
+  fields: (t) => ({ name: t.string(), email: t.string(), taxId: t.string({ description: "A CPF or CNPJ: required when the link's provider asks for it (`payer_fields`)." }) }),
+});
 
 const CreateCheckoutInputType = inputTypeFrom('CreateCheckoutInput', CreateCheckoutInput, (t) => ({
   installments: t.int({ description: "1..the link's max_installments (1 for a recurring link); default 1." }),
   couponCode: t.string({ description: 'Case-insensitive.' }),
   payer: t.field({ type: CheckoutPayerInput, description: 'Becomes a contact (by e-mail; an existing one is not changed).' }),
+  paymentMethod: t.string({ description: "`pix`, `boleto` or `card`, when the link's provider offers a choice (`payment_methods`); none: the payer chooses at the provider." }),
 }));
 
 // --- Reading a link as the checkout needs it.
@@ -201,7 +237,7 @@ const PRODUCTS_SELECT = { products: { select: { name: true, price: true, currenc
 const LINK_SELECT = {
   id: true, publicToken: true, name: true, description: true, amount: true, currency: true, isActive: true,
   maxInstallments: true, interestRate: true, isRecurring: true, intervalUnit: true, intervalCount: true, billingCycles: true,
-  providerAccountId: true, providerAccount: { select: { provider: true } },
+  providerAccountId: true, providerAccount: { select: { provider: true, sealedCredentials: true } },
   ...PRODUCTS_SELECT,
 } as const;
 
@@ -224,7 +260,8 @@ function installmentOptions(link: ActiveLink, principal: Minor): ShownOption[] {
   }));
 }
 
-function showLink(link: ActiveLink): ShownLink {
+function showLink(ctx: Context, link: ActiveLink): ShownLink {
+  const adapter = adapterOf(ctx.settings.payments, link.providerAccount.provider);
   const subtotal = linkSubtotal(link);
   if (subtotal === undefined) throw cannotBePaid();
   const money = (minor: bigint) => fromMinor(minor, link.currency);
@@ -243,6 +280,8 @@ function showLink(link: ActiveLink): ShownLink {
     maxInstallments: link.maxInstallments,
     interestRate: link.interestRate.toNumber(),
     installmentOptions: options,
+    payerFields: ['name', 'email', ...(adapter?.payerFields ?? [])],
+    paymentMethods: [...(adapter?.paymentMethods ?? [])],
   };
 }
 
@@ -307,6 +346,7 @@ async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout>
       createdAt: true,
       paymentLink: { select: { id: true, name: true, publicToken: true, providerAccount: { select: { provider: true } } } },
       currency: true, subtotal: true, discount: true, interest: true, total: true, installments: true, installmentAmount: true,
+      nextAction: true,
       transaction: { select: { status: true, metadata: true } },
     },
   });
@@ -326,15 +366,18 @@ async function showCheckout(ctx: Context, token: string): Promise<ShownCheckout>
     schedule,
     coupon,
   };
-  const adapter = adapterFor(checkout.paymentLink.providerAccount.provider);
+  const adapter = adapterOf(ctx.settings.payments, checkout.paymentLink.providerAccount.provider);
   const pending = checkout.transaction.status === 'pending';
+  const remote = isRemote(adapter);
+  const testStep = pending && adapter && !remote && ctx.origin ? { type: 'redirect' as const, url: `${ctx.origin}/pay/checkouts/${checkout.token}/test-provider` } : null;
   return {
     ...shown,
     checkoutId: checkout.token,
     status: checkout.transaction.status,
     createdAt: checkout.createdAt,
     paymentLink: { id: checkout.paymentLink.id, name: checkout.paymentLink.name, publicToken: checkout.paymentLink.publicToken },
-    nextAction: pending && adapter && ctx.origin ? adapter.nextAction({ checkoutId: checkout.token, origin: ctx.origin }) : null,
+    nextAction: remote ? (pending ? ((checkout.nextAction as unknown as NextAction | null) ?? null) : null) : testStep,
+    remote,
   };
 }
 
@@ -343,7 +386,7 @@ builder.queryFields((t) => ({
     type: PublicPaymentLink,
     description: 'An active payment link by its public token, with its amounts and installment options (no key needed through the public API).',
     args: { publicToken: t.arg.string({ required: true }) },
-    resolve: async (_root, { publicToken }, ctx) => showLink(await activeLink(ctx, publicToken)),
+    resolve: async (_root, { publicToken }, ctx) => showLink(ctx, await activeLink(ctx, publicToken)),
   }),
   checkoutQuote: t.field({
     type: CheckoutQuote,
@@ -373,11 +416,27 @@ builder.mutationFields((t) => ({
     args: { publicToken: t.arg.string({ required: true }), input: t.arg({ type: CreateCheckoutInputType, required: true }) },
     resolve: async (_root, { publicToken, input }, ctx) => {
       const link = await activeLink(ctx, publicToken);
-      const { installments, couponCode, payer } = parseInput(CreateCheckoutInput, input, ctx);
+      const { installments, couponCode, payer, paymentMethod } = parseInput(CreateCheckoutInput, input, ctx);
       const now = new Date();
       const coupon = await couponFor(ctx, link, couponCode, now);
       const shown = amounts(link, installments, coupon, now);
-      if (!adapterFor(link.providerAccount.provider)) throw cannotBePaidOnline();
+      const adapter = adapterOf(ctx.settings.payments, link.providerAccount.provider);
+      if (!adapter) throw cannotBePaidOnline();
+      const unsupported = adapter.unsupported(link);
+      if (unsupported) throw cannotBePaidWithProvider(unsupported);
+      if (adapter.chargeable && !adapter.chargeable(link.currency, [shown.quote.total, ...shown.quote.schedule.map((s) => s.amount)])) throw cannotBePaidOnline();
+      const taxId = adapter.payerFields.includes('tax_id') ? brazilianTaxId(payer.taxId ?? '') : undefined;
+      if (adapter.payerFields.includes('tax_id') && !taxId) throw invalidField('payer.tax_id', 'Enter a valid CPF or CNPJ.');
+      if (paymentMethod && !adapter.paymentMethods.includes(paymentMethod)) throw invalidField('payment_method', 'The selected payment method is invalid.');
+      if (isRemote(adapter)) {
+        try {
+          accountSecrets(ctx, link.providerAccount.sealedCredentials);
+        } catch (error) {
+          logError(ctx.requestId, error, `the credentials of payment provider account ${link.providerAccountId}`);
+          throw cannotBePaidOnline();
+        }
+      }
+      const storedPayer: StoredPayer = { name: payer.name, email: payer.email, ...(taxId ? { tax_id: taxId } : {}) };
       const token = newCheckoutToken();
       await atomically(ctx.db, async (tx) => {
         // The contended row first, so a checkout that finds the coupon used up writes nothing.
@@ -394,22 +453,34 @@ builder.mutationFields((t) => ({
             paymentLinkId: link.id,
             amount: exactDecimal(shown.quote.total, link.currency),
             currency: link.currency,
-            metadata: { checkout: { amounts: stored, payer, contact_id: contactId } },
+            metadata: { checkout: { amounts: stored, payer: { ...storedPayer }, contact_id: contactId, ...(paymentMethod ? { payment_method: paymentMethod } : {}) } },
           },
           select: { id: true },
         });
+        const checkoutRow = newRow(ctx.workspace.id);
         await tx.checkout.create({
           data: {
-            ...newRow(ctx.workspace.id),
+            ...checkoutRow,
             token,
             paymentLinkId: link.id,
             transactionId: transaction.id,
             couponId: coupon?.id ?? null,
             expiresAt: new Date(now.getTime() + ctx.settings.checkoutExpiryMinutes * 60_000),
+            // A real provider's silence is looked into after PROVIDER_RECONCILE_SECONDS.
+            reconcileAt: isRemote(adapter) ? new Date(now.getTime() + ctx.settings.payments.reconcileMs) : null,
             ...checkoutAmounts(shown.quote),
           },
+          select: { id: true },
         });
+        // The checkout's own transaction is charge 1 of its plan (`checkout_id` lists its charges).
+        await tx.paymentTransaction.update({ where: { id: transaction.id }, data: { planCheckoutId: checkoutRow.id, planCharge: 1 }, select: { id: true } });
       });
+      // The provider's object is made once this checkout has committed, outside any transaction; the answer's next step waits for it.
+      if (isRemote(adapter)) {
+        const awaited = ctx.awaitedAfterCommit;
+        const { dbAfterCommit, settings, origin, requestId } = ctx;
+        ctx.afterCommit!(() => awaited?.push(startProviderCheckout(dbAfterCommit, settings, token, origin, requestId)));
+      }
       return showCheckout(ctx, token);
     },
   }),

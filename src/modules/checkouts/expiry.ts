@@ -4,6 +4,10 @@ import type { Represent } from '../../events/representation.js';
 import { type CommitNotices, type Settings, systemContext } from '../../graphql/context.js';
 import type { Loop } from '../../jobs/loops.js';
 import { ingestEvent } from '../payment-transactions/payment-transactions.schema.js';
+import { recordProviderReports } from '../payment-transactions/provider-reports.js';
+import { logError } from '../../log.js';
+import { adapterOf, isRemote } from '../../payments/providers.js';
+import { lookup } from './reconcile.js';
 
 /** Checkouts a round expires: each is its own short transaction. */
 export const EXPIRY_BATCH = 100;
@@ -26,12 +30,38 @@ export async function expireCheckouts(
     where: { expiresAt: { lte: now } },
     orderBy: { expiresAt: 'asc' },
     take: batch,
-    select: { transactionId: true, workspace: { select: { id: true, defaultCurrency: true } } },
+    select: {
+      id: true,
+      token: true,
+      transactionId: true,
+      providerObjectId: true,
+      workspace: { select: { id: true, defaultCurrency: true } },
+      paymentLink: { select: { providerAccount: { select: { id: true, provider: true, sealedCredentials: true } } } },
+    },
   });
   let canceled = 0;
   for (const checkout of due) {
     if (stopping()) break;
     const context = systemContext(prisma, checkout.workspace, settings, commits);
+    const account = checkout.paymentLink.providerAccount;
+    if (checkout.providerObjectId && isRemote(adapterOf(settings.payments, account.provider))) {
+      // A real provider is asked first: it ends the payment there, or says it was paid (recorded paid, never canceled).
+      try {
+        const reports = await lookup(settings, account, checkout.providerObjectId, checkout.token, 'expire');
+        await recordProviderReports(context, represent, account.id, reports);
+      } catch (error) {
+        // Unreachable: nothing is canceled; asked again after PROVIDER_RECONCILE_SECONDS.
+        logError('', error, `expiring checkout ${checkout.id} at its provider`);
+        await prisma.checkout.update({ where: { id: checkout.id }, data: { expiresAt: new Date(now.getTime() + settings.payments.reconcileMs) }, select: { id: true } });
+        continue;
+      }
+      const after = await prisma.paymentTransaction.findUnique({ where: { id: checkout.transactionId }, select: { status: true } });
+      if (after?.status !== 'pending') {
+        await prisma.checkout.update({ where: { id: checkout.id }, data: { expiresAt: null }, select: { id: true } });
+        if (after?.status === 'canceled') canceled += 1;
+        continue;
+      }
+    }
     const { result } = await writeWithEvents(context, represent, { actor: context.actor, requestId: null }, async (db) => {
       const transaction = await db.paymentTransaction.findUnique({ where: { id: checkout.transactionId }, select: { status: true } });
       if (transaction?.status !== 'pending') {

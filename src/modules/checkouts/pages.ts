@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type DocumentNode, type GraphQLSchema, parse, validate } from 'graphql';
+import { type DocumentNode, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
 import { Response } from '@whatwg-node/fetch';
 import type { Admit, Context } from '../../graphql/context.js';
 import { runOperation } from '../../graphql/operations.js';
@@ -10,6 +10,7 @@ import { jsonValueErrors } from '../../validation/json-values.js';
 import { logError } from '../../log.js';
 import { minorUnitExponent } from '../../payments/currencies.js';
 import { PUBLIC_LINK_FIELDS } from './checkouts.rest.js';
+import { ensureProviderCheckout } from './provider-checkout.js';
 
 /**
  * The payer's pages (API.md section 7, "The page"): server-rendered HTML from the
@@ -25,9 +26,10 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 };
 
 /** Scripts and styles from this origin only, no inline code, forms posting only here, never framed. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const PAGE_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
 
+const METHOD_NAMES: Record<string, string> = { pix: 'Pix', boleto: 'Boleto', card: 'Card' };
 const escape = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** An amount in the currency's format, with the ISO 4217 minor digits (Intl's own differ for some codes). */
@@ -75,7 +77,7 @@ const DOCUMENTS = {
     checkout(checkoutId: $checkoutId) {
       checkoutId status createdAt currency subtotal discount interest total installments installmentAmount
       schedule { number amount dueDate } coupon { code }
-      paymentLink { name publicToken products { name price currency } } nextAction { url }
+      paymentLink { name publicToken products { name price currency } } nextAction { type url pix { payload image expiresAt } }
     }
   }`,
   decide: `mutation ($id: ID!, $input: AppendPaymentTransactionEventInput!) { appendPaymentTransactionEvent(transactionId: $id, input: $input) { created } }`,
@@ -86,6 +88,7 @@ type Link = {
   products: { name: string; price: number; currency: string }[]; isRecurring: boolean; intervalUnit: string; intervalCount: number;
   billingCycles: number | null; maxInstallments: number; interestRate: number;
   installmentOptions: { installments: number; installmentAmount: number; total: number; interest: number }[];
+  payerFields: string[]; paymentMethods: string[];
 };
 type Option = Link['installmentOptions'][number];
 type Quote = {
@@ -94,7 +97,7 @@ type Quote = {
 };
 type Receipt = Omit<Quote, 'installmentOptions'> & {
   checkoutId: string; status: string; createdAt: string; schedule: { number: number; amount: number; dueDate: string }[];
-  paymentLink: { name: string; publicToken: string; products: Link['products'] }; nextAction: { url: string } | null;
+  paymentLink: { name: string; publicToken: string; products: Link['products'] }; nextAction: { type: string; url: string; pix: { payload: string; image: string; expiresAt: string | null } | null } | null;
 };
 type Problem = { status: number; message: string; errors?: Record<string, string[]> };
 
@@ -136,13 +139,15 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
       if (!asset || method !== 'GET') return notFoundPage('No such file.');
       return new Response(asset.body, { headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' } });
     }
-    const route: { kind: 'link' | 'result' | 'provider'; token: string } | undefined =
+    const route: { kind: 'link' | 'result' | 'provider' | 'continue'; token: string } | undefined =
       segments.length === 2 ? { kind: 'link', token: segments[1]! }
       : segments.length === 3 && segments[1] === 'checkouts' ? { kind: 'result', token: segments[2]! }
       : segments.length === 4 && segments[1] === 'checkouts' && segments[3] === 'test-provider' ? { kind: 'provider', token: segments[2]! }
+      : segments.length === 4 && segments[1] === 'checkouts' && segments[3] === 'continue' ? { kind: 'continue', token: segments[2]! }
       : undefined;
-    if (!route || (method !== 'GET' && method !== 'POST')) return notFoundPage('There is no such page.');
-    facts.route = `${request.method} /pay/${route.kind === 'link' ? '{public_token}' : route.kind === 'result' ? 'checkouts/{checkout_id}' : 'checkouts/{checkout_id}/test-provider'}`;
+    if (!route || (method !== 'GET' && method !== 'POST') || (route.kind === 'continue' && method !== 'GET')) return notFoundPage('There is no such page.');
+    const routeNames = { link: '{public_token}', result: 'checkouts/{checkout_id}', provider: 'checkouts/{checkout_id}/test-provider', continue: 'checkouts/{checkout_id}/continue' };
+    facts.route = `${request.method} /pay/${routeNames[route.kind]}`;
 
     const admission = await gate(request, facts, route.kind === 'link' ? { publicToken: route.token } : { checkoutId: route.token });
     if (!admission.ok) {
@@ -153,6 +158,7 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
     try {
       if (route.kind === 'link') return await linkPage(request, method, route.token, context);
       if (route.kind === 'result') return await resultPage(route.token, context);
+      if (route.kind === 'continue') return await continueToProvider(route.token, context);
       return await providerPage(request, method, route.token, context);
     } catch (error) {
       logError(facts.requestId, error, facts.route);
@@ -185,7 +191,12 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
       if (form.action === 'pay') {
         const created = await run<{ checkoutId: string; nextAction: { url: string } | null }>('create', {
           publicToken,
-          input: { installments, couponCode, payer: { name: form.name ?? '', email: form.email ?? '' } },
+          input: {
+            installments,
+            couponCode,
+            payer: { name: form.name ?? '', email: form.email ?? '', ...(link.payerFields.includes('tax_id') ? { taxId: form.tax_id ?? '' } : {}) },
+            ...(form.payment_method ? { paymentMethod: form.payment_method } : {}),
+          },
         }, context);
         if ('data' in created) {
           const next = created.data.nextAction?.url ?? `/pay/checkouts/${encodeURIComponent(created.data.checkoutId)}`;
@@ -200,11 +211,36 @@ export function createPayPages(schema: GraphQLSchema, gate: Admit) {
     return page(problem ? 422 : 200, `Pay ${link.name}`, linkBody(link, form, quoted, problem));
   }
 
+  /**
+   * A real provider's page: the checkout's object there is made now if it was not yet
+   * (outside any transaction, once), then 303 to it; a Pix code is shown on the result page.
+   */
+  async function continueToProvider(checkoutId: string, context: Context): Promise<Response> {
+    const result = `/pay/checkouts/${encodeURIComponent(checkoutId)}`;
+    let next;
+    try {
+      next = await ensureProviderCheckout(context.db, context.settings, checkoutId, context.origin);
+    } catch (error) {
+      if (!(error instanceof GraphQLError)) throw error;
+      return page(502, 'Please try again', `<h1>Please try again</h1>\n<p>${escape(error.message)}</p>\n<p><a href="${escape(result)}">Back to the checkout</a></p>`);
+    }
+    const location = next && next.type === 'redirect' ? next.url : result;
+    return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
+  }
+
   async function resultPage(checkoutId: string, context: Context): Promise<Response> {
     const found = await run<Receipt>('checkout', { checkoutId }, context);
     if ('problem' in found) return notFoundPage(found.problem.message);
     const c = found.data;
-    const next = c.nextAction ? `<p><a href="${escape(c.nextAction.url)}">Continue to the payment</a></p>` : '';
+    const pix = c.nextAction?.pix;
+    const next = pix
+      ? `<section class="pix" aria-label="Pay with Pix"><h2>Pay with Pix</h2>
+<img class="pix-code" src="${escape(pix.image)}" alt="Pix QR code" width="240" height="240">
+<label for="pix-payload">Pix copy-and-paste code</label>
+<textarea id="pix-payload" readonly rows="4">${escape(pix.payload)}</textarea>
+<button type="button" class="copy" data-copy="pix-payload">Copy the code</button>
+${pix.expiresAt ? `<p>Valid until ${escape(pix.expiresAt)}.</p>` : ''}</section>`
+      : c.nextAction ? `<p><a href="${escape(c.nextAction.url)}">Continue to the payment</a></p>` : '';
     return page(200, `${STATUS_TEXT[c.status] ?? c.status}: ${c.paymentLink.name}`, `<h1>${escape(c.paymentLink.name)}</h1>
 <p class="status status-${escape(c.status)}" role="status">Status: <strong data-status="${escape(c.status)}">${escape(STATUS_TEXT[c.status] ?? c.status)}</strong></p>
 ${next}
@@ -287,6 +323,13 @@ ${fieldError('payer.name', 'payer_name-error')}
 <label for="payer_email">E-mail</label>
 <input id="payer_email" name="email" type="email" autocomplete="email" required maxlength="254" value="${escape(form.email ?? '')}" aria-describedby="payer_email-error">
 ${fieldError('payer.email', 'payer_email-error')}
+${link.payerFields.includes('tax_id') ? `<label for="payer_tax_id">CPF or CNPJ</label>
+<input id="payer_tax_id" name="tax_id" inputmode="numeric" autocomplete="off" required maxlength="18" value="${escape(form.tax_id ?? '')}" aria-describedby="payer_tax_id-error">
+${fieldError('payer.tax_id', 'payer_tax_id-error')}` : ''}
+${link.paymentMethods.length > 0 ? `<fieldset class="methods"><legend>Pay with</legend>
+${link.paymentMethods.map((m, k) => `<label><input type="radio" name="payment_method" value="${escape(m)}"${(form.payment_method ?? link.paymentMethods[0]) === m ? ' checked' : ''}${k === 0 ? ' aria-describedby="payment_method-error"' : ''}> ${escape(METHOD_NAMES[m] ?? m)}</label>`).join('\n')}
+</fieldset>
+${fieldError('payment_method', 'payment_method-error')}` : ''}
 <button type="submit" name="action" value="pay" class="pay">Pay</button>
 </form>`;
 }

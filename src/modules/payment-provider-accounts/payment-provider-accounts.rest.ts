@@ -1,8 +1,8 @@
 import { listDocument, routes } from '../../rest/route.js';
 import { PAYMENT_PROVIDER_ACCOUNT_LIST } from './payment-provider-accounts.input.js';
 
-const ACCOUNT = 'fragment PaymentProviderAccountFields on PaymentProviderAccount { id name provider createdAt }';
-const WITH_SECRET = 'fragment PaymentProviderAccountWithSecretFields on PaymentProviderAccountWithSecret { id name provider createdAt webhookSecret }';
+const ACCOUNT = 'fragment PaymentProviderAccountFields on PaymentProviderAccount { id name provider mode credentialsHint webhookUrl createdAt }';
+const WITH_SECRET = 'fragment PaymentProviderAccountWithSecretFields on PaymentProviderAccountWithSecret { id name provider mode credentialsHint webhookUrl createdAt webhookSecret webhookToken }';
 
 export const paymentProviderAccountRoutes = routes(
   {
@@ -19,5 +19,10 @@ export const paymentProviderAccountRoutes = routes(
     method: 'POST',
     path: '/payment-provider-accounts',
     document: `mutation ($input: CreatePaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountWithSecretFields } } ${WITH_SECRET}`,
+  },
+  {
+    method: 'PUT',
+    path: '/payment-provider-accounts/{id}',
+    document: `mutation ($id: ID!, $input: UpdatePaymentProviderAccountInput!) { updatePaymentProviderAccount(id: $id, input: $input) { ...PaymentProviderAccountFields } } ${ACCOUNT}`,
   },
 );

@@ -38,6 +38,7 @@ export const PaymentTransactionListArgs = z.object({
   ...listRules,
   status: z.enum(PAYMENT_STATUSES).optional(),
   search: z.string().max(255).optional(),
+  checkoutId: z.string().max(128).optional(),
 });
 
 /** A provider's webhook (POST /api/v1/provider-webhooks/{account}): an event, and the provider's reference of its transaction. */

@@ -7,7 +7,8 @@ const TRANSACTION = `fragment PaymentTransactionFields on PaymentTransaction {
   id status providerReference
   providerAccount { id name }
   paymentLink { id publicToken name }
-  amount currency metadata createdAt
+  amount amountRefunded currency metadata createdAt
+  dispute { status amount reason openedAt closedAt }
   events: latestEvents { ...PaymentTransactionEventFields }
 }
 ${EVENT}`;

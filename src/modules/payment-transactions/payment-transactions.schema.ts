@@ -35,6 +35,18 @@ export const PaymentTransactionEvent = builder.prismaObject('PaymentTransactionE
   }),
 });
 
+const PaymentDispute = builder
+  .objectRef<{ status: string; amount: unknown; reason: string | null; openedAt: Date | null; closedAt: Date | null }>('PaymentDispute')
+  .implement({
+    fields: (t) => ({
+      status: t.exposeString('status', { description: '`open`, `won` or `lost`.' }),
+      amount: t.field({ type: 'Decimal', nullable: true, resolve: (d) => d.amount as never }),
+      reason: t.exposeString('reason', { nullable: true }),
+      openedAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.openedAt }),
+      closedAt: t.field({ type: 'DateTime', nullable: true, resolve: (d) => d.closedAt }),
+    }),
+  });
+
 export const PaymentTransaction = builder.prismaObject('PaymentTransaction', {
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -54,6 +66,18 @@ export const PaymentTransaction = builder.prismaObject('PaymentTransaction', {
       select: (_args, _ctx, nestedSelection) => ({ events: nestedSelection({ orderBy: LATEST_EVENT_FIRST, take: MAX_PER_PAGE }) }),
       resolve: (transaction) => [...transaction.events].reverse(),
     }),
+    amountRefunded: t.expose('amountRefunded', { type: 'Decimal', description: 'Succeeded and pending refunds, and a lost dispute.' }),
+    dispute: t.field({
+      type: PaymentDispute,
+      nullable: true,
+      description: 'The payer\'s dispute of the charge (a chargeback), if any.',
+      resolve: (p) =>
+        p.disputeStatus
+          ? { status: p.disputeStatus, amount: p.disputeAmount, reason: p.disputeReason, openedAt: p.disputeOpenedAt, closedAt: p.disputeClosedAt }
+          : null,
+    }),
+    refunds: t.relation('refunds', { ...pagedRelation(t, { id: 'asc' }), description: 'Oldest first.' }),
+    checkoutId: t.string({ nullable: true, description: 'The checkout this is a charge of (its first, or a later one of its plan).', select: { planCheckout: { select: { token: true } } }, resolve: (p) => p.planCheckout?.token ?? null }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -65,6 +89,7 @@ const PaymentTransactionFilter = builder.inputType('PaymentTransactionFilter', {
   fields: (t) => ({
     status: t.field({ type: PaymentStatusEnum }),
     search: t.string({ description: "Case-insensitive substring of the provider reference or of the payment link's name." }),
+    checkoutId: t.string({ description: "A checkout's id: its charges (its own and its plan's later ones)." }),
   }),
 });
 
@@ -168,7 +193,8 @@ builder.queryFields((t) => ({
     description: 'Newest first.',
     args: { ...listArgs(t, PAYMENT_TRANSACTION_LIST), filter: t.arg({ type: PaymentTransactionFilter }) },
     resolve: async (_root, args, ctx, info) => {
-      const { status, search, ...listing } = parseInput(PaymentTransactionListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      const { status, search, checkoutId, ...listing } = parseInput(PaymentTransactionListArgs, { ...args.filter, ...listInput(args) }, ctx);
+      if (checkoutId !== undefined) return paginate(ctx.db.paymentTransaction, PAYMENT_TRANSACTION_LIST, { ...listing, where: { status, planCheckout: { token: checkoutId } } }, ctx, info);
       if (search) return paginate(ctx.db.paymentTransaction, PAYMENT_TRANSACTION_LIST, { ...listing, ...(await searchFilter(ctx, search, status)) }, ctx, info);
       const counted = { list: 'PaymentTransaction', bucket: status ? `status:${status}` : '' } as const;
       return paginate(ctx.db.paymentTransaction, PAYMENT_TRANSACTION_LIST, { ...listing, where: { status }, counted }, ctx, info);

@@ -228,6 +228,21 @@ describe('checkouts through Asaas', () => {
     expect(customer).toMatchObject({ cpfCnpj: SAMPLE_CPF, email: 'ana@example.com' });
   });
 
+  it('makes one Asaas payment when the payer follows the continue URL while the checkout is still being made (Idempotency-Key)', async () => {
+    const { token } = await shop(asaasAccount, { amount: 20, currency: 'BRL' });
+    const res = await send(`${app.url}/api/v1/public/payment-links/${token}/checkouts`, 'POST', {
+      body: { payment_method: 'boleto', payer: { name: 'Ana', email: 'ana@example.com', tax_id: SAMPLE_CPF } },
+      headers: { 'Idempotency-Key': `pay-${token}` },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.next_action.url).toBe(`${app.url}/pay/checkouts/${res.body.checkout_id}/continue`);
+    const followed = await fetch(res.body.next_action.url, { redirect: 'manual' });
+    expect(followed.status).toBe(303);
+    const made = [...asaas.payments.values()].filter((p) => p.externalReference === res.body.checkout_id);
+    expect(made).toHaveLength(1);
+    expect(followed.headers.get('location')).toBe(made[0]!.invoiceUrl);
+  });
+
   it('shows a Pix code itself', async () => {
     const { token } = await shop(asaasAccount, { amount: 20, currency: 'BRL' });
     const res = await pub(`/payment-links/${token}/checkouts`, 'POST', { payment_method: 'pix', payer: { name: 'Ana', email: 'ana@example.com', tax_id: SAMPLE_CPF } });
@@ -282,6 +297,31 @@ describe('secrets rotate', () => {
     try {
       const res = await send(`${other.url}/api/v1/public/payment-links/${token}/checkouts`, 'POST', { body: { payer: { name: 'Ada', email: 'ada@example.com' } } });
       expect(res.status).toBe(201);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('with PUBLIC_BASE_URL and metrics', () => {
+  it("registers the service's own webhook endpoint with each provider, and measures every provider call", async () => {
+    const base = 'https://pay.example.com';
+    const token = 'metrics-token-0123456789abcdef';
+    const other = await startApp({ server: { METRICS_TOKEN: token } as never, payments: { PUBLIC_BASE_URL: base, STRIPE_API_BASE: stripe.url, ASAAS_API_BASE: asaas.url } });
+    try {
+      const api = await newClient(other);
+      const made = await api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'stripe', credentials: { secret_key: stripe.secretKey } });
+      expect(made.status).toBe(201);
+      expect(made.body.webhook_url).toBe(`${base}/api/v1/provider-webhooks/${made.body.id}`);
+      const registered = stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/webhook_endpoints').at(-1)!;
+      expect(registered.params).toMatchObject({ url: made.body.webhook_url, enabled_events: expect.arrayContaining(['checkout.session.completed', 'refund.updated', 'charge.dispute.closed']) });
+      const asaasMade = await api.post('/payment-provider-accounts', { name: 'Asaas', provider: 'asaas', credentials: { api_key: asaas.apiKey } });
+      expect(asaasMade.status).toBe(201);
+      const hook = asaas.requests.filter((r) => r.method === 'POST' && r.path === '/webhooks').at(-1)!;
+      expect(hook.body).toMatchObject({ url: `${base}/api/v1/provider-webhooks/${asaasMade.body.id}`, authToken: asaasMade.body.webhook_token });
+      const scraped = await send(`${other.url}/metrics`, 'GET', { headers: { Authorization: `Bearer ${token}` } });
+      expect(scraped.text).toContain('salesgraph_provider_call_duration_seconds_count{provider="stripe",operation="check_credentials",outcome="ok"} 1');
+      expect(scraped.text).toContain('salesgraph_provider_call_duration_seconds_count{provider="asaas",operation="register_webhook",outcome="ok"} 1');
     } finally {
       await other.close();
     }

@@ -1,5 +1,12 @@
 /** The points of a write request's life where a test may stop the process (test/support/crash-at.mjs). */
-export type CrashPoint = 'idempotency:before-transaction' | 'idempotency:written' | 'idempotency:committed' | 'response:ready';
+export type CrashPoint =
+  | 'idempotency:before-transaction'
+  | 'idempotency:written'
+  | 'idempotency:committed'
+  | 'response:ready'
+  // A refund committed and claimed, its provider not asked yet; the provider answered, its answer not recorded yet.
+  | 'refund:before-provider'
+  | 'refund:provider-answered';
 
 /**
  * Marks that a request reached `point`. Nothing happens unless a test loaded its hook

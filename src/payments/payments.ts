@@ -11,10 +11,19 @@ export type PaymentsConfig = Pick<Config, 'SECRETS_KEY' | 'SECRETS_KEY_FILE' | '
 export function createPayments(config: PaymentsConfig): Payments {
   const adapters: ProviderAdapter[] = [testAdapter, stripeAdapter({ apiBase: config.STRIPE_API_BASE }), asaasAdapter({ apiBase: config.ASAAS_API_BASE, dueDays: config.ASAAS_DUE_DAYS })];
   const call: ProviderCallOptions = { timeoutMs: config.PROVIDER_TIMEOUT_SECONDS * 1000 };
+  const flights = new Map<string, Promise<unknown>>();
   return {
     secrets: new SecretBox({ keys: config.SECRETS_KEY, keyFile: config.SECRETS_KEY_FILE }),
     adapters: new Map(adapters.map((adapter) => [adapter.provider, adapter])),
     call,
+    singleFlight<T>(key: string, work: () => Promise<T>): Promise<T> {
+      let flight = flights.get(key) as Promise<T> | undefined;
+      if (!flight) {
+        flight = work().finally(() => flights.delete(key));
+        flights.set(key, flight);
+      }
+      return flight;
+    },
     observeCalls(observe) {
       call.observe = observe;
     },

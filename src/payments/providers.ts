@@ -174,7 +174,7 @@ export interface RemoteAdapter extends ProviderAdapter {
   /** Makes a plan the provider runs (a subscription) stop after `charges` charges; providers that take the count up front leave it out. */
   limitPlan?(credentials: AccountSecrets, planObjectId: string, charges: number, call: ProviderCallOptions): Promise<void>;
   /** Whether a webhook delivery is the provider's, by its raw bytes and headers. */
-  verifyWebhook(credentials: AccountSecrets, rawBody: Buffer, headers: Headers, now: Date): boolean;
+  verifyWebhook(credentials: AccountSecrets, rawBody: Buffer, headers: Headers, now: Date): boolean | Promise<boolean>;
   /** A verified delivery's reports (none for event types the service does not use). */
   translateWebhook(rawBody: Buffer): ProviderReport[];
 }
@@ -190,6 +190,12 @@ export interface Payments {
   publicBaseUrl?: string;
   /** PROVIDER_RECONCILE_SECONDS, in ms. */
   reconcileMs: number;
+  /**
+   * Runs `work` once at a time per `key` in this process: a second caller while it runs gets
+   * the same promise (the request that made a checkout and the payer following its
+   * continue URL at once make one provider object, not two).
+   */
+  singleFlight<T>(key: string, work: () => Promise<T>): Promise<T>;
   /** Measures every provider call from now on (the serving process's metrics, as the database's statements are). */
   observeCalls(observe: NonNullable<ProviderCallOptions['observe']>): void;
 }

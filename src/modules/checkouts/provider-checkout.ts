@@ -24,7 +24,11 @@ export const continueUrl = (base: string, token: string) => `${base}/pay/checkou
  * provider (Stripe's Idempotency-Key, Asaas's lookup by our id), and the first to store
  * it wins. Throws the contract's errors (502 when the provider cannot be reached).
  */
-export async function ensureProviderCheckout(prisma: Context['db'], settings: Settings, token: string, origin: string | undefined): Promise<NextAction | null> {
+export function ensureProviderCheckout(prisma: Context['db'], settings: Settings, token: string, origin: string | undefined): Promise<NextAction | null> {
+  return settings.payments.singleFlight(`checkout:${token}`, () => makeProviderCheckout(prisma, settings, token, origin));
+}
+
+async function makeProviderCheckout(prisma: Context['db'], settings: Settings, token: string, origin: string | undefined): Promise<NextAction | null> {
   const checkout = await prisma.checkout.findUnique({
     where: { token },
     select: {

@@ -43,7 +43,7 @@ export function createProviderWebhooks(database: Database, represent: Represent,
     }
     const body = await readBody(request);
     if (!body.ok) return json(body.status, errorBody(body.message));
-    if (!adapter.verifyWebhook(secrets, body.bytes, request.headers, new Date())) return json(401, errorBody(BAD_SIGNATURE));
+    if (!(await adapter.verifyWebhook(secrets, body.bytes, request.headers, new Date()))) return json(401, errorBody(BAD_SIGNATURE));
     facts.workspaceId = account.workspace.id;
     let reports;
     try {

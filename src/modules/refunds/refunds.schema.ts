@@ -10,6 +10,7 @@ import { inputTypeFrom } from '../../graphql/inputs.js';
 import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
 import { orNotFound } from '../../graphql/records.js';
 import { logError } from '../../log.js';
+import { reached } from '../../http/crash-points.js';
 import { exactDecimal, toMinor } from '../../payments/money.js';
 import { type ProviderReport, type RefundReason, ProviderDeclined, adapterOf, isRemote } from '../../payments/providers.js';
 import { parseInput } from '../../validation/parse.js';
@@ -138,6 +139,7 @@ export async function sendRefund(ctx: Context, represent: Represent, refundId: s
   // A lease: of the request that made it and the retry loop (of any process), one asks the provider at a time.
   const claimed = await ctx.db.paymentRefund.updateMany({ where: { id: refundId, status: 'pending', attemptAt: refund.attemptAt }, data: { attemptAt: new Date(Date.now() + payments.reconcileMs) } });
   if (claimed.count === 0) return;
+  reached('refund:before-provider');
   const adapter = adapterOf(payments, refund.transaction.providerAccount.provider);
   let outcome: { status: 'pending' | 'succeeded' | 'failed' | 'canceled'; providerReference: string | null; failureReason?: string } | 'retry';
   if (!isRemote(adapter)) outcome = { status: 'succeeded', providerReference: null };
@@ -157,6 +159,7 @@ export async function sendRefund(ctx: Context, represent: Represent, refundId: s
       }
     }
   }
+  if (outcome !== 'retry') reached('refund:provider-answered');
   await writeWithEvents(ctx, represent, { actor: ctx.actor, requestId: ctx.requestId || null }, async (db) => {
     if (outcome === 'retry') {
       await db.paymentRefund.updateMany({ where: { id: refundId, status: 'pending' }, data: { attemptAt: new Date(Date.now() + payments.reconcileMs), attempts: { increment: 1 } } });

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import {
   type AccountSecrets,
   type CheckoutOrder,
@@ -49,8 +49,13 @@ const INTERVALS = new Set(['day', 'week', 'month', 'year']);
 /** Stripe bills at most once a year apart. */
 const MAX_INTERVAL: Record<string, number> = { day: 365, week: 52, month: 12, year: 1 };
 
+type Sdk = typeof import('stripe').default;
+let loaded: Promise<Sdk> | undefined;
+/** The SDK, loaded on first use: a process that never talks to Stripe (the command line, most tests) does not pay for it. */
+const sdk = () => (loaded ??= import('stripe').then((module) => module.default));
+
 /** Maps the SDK's errors to the three the service knows. */
-function translated(error: unknown): Error {
+function translated(Stripe: Sdk, error: unknown): Error {
   if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) return new ProviderRefusedCredentials(error.message);
   if (error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError || error instanceof Stripe.errors.StripeRateLimitError) return new ProviderUnreachable(error.message);
   if (error instanceof Stripe.errors.StripeError) {
@@ -80,7 +85,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
   const base = new URL(options.apiBase ?? 'https://api.stripe.com');
   const clients = new Map<string, Stripe>();
   /** One SDK client per key (each keeps its own connections); no retries of its own: the service's loops retry. */
-  const client = (credentials: AccountSecrets, call: ProviderCallOptions) => {
+  const client = (Stripe: Sdk, credentials: AccountSecrets, call: ProviderCallOptions) => {
     const key = credentials.secret_key!;
     let stripe = clients.get(key);
     if (!stripe) {
@@ -96,12 +101,14 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     }
     return stripe;
   };
-  const run = <T>(call: ProviderCallOptions, operation: string, work: () => Promise<T>) =>
+  /** One call: the SDK loaded, a client for the account's key, its errors translated. */
+  const run = <T>(credentials: AccountSecrets, call: ProviderCallOptions, operation: string, work: (stripe: Stripe) => Promise<T>) =>
     providerCall(call, 'stripe', operation, async () => {
+      const Stripe = await sdk();
       try {
-        return await work();
+        return await work(client(Stripe, credentials, call));
       } catch (error) {
-        throw translated(error);
+        throw translated(Stripe, error);
       }
     });
 
@@ -193,15 +200,14 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     },
 
     async check(credentials, call) {
-      await run(call, 'check_credentials', () => client(credentials, call).balance.retrieve());
+      await run(credentials, call, 'check_credentials', (stripe) => stripe.balance.retrieve());
       const key = credentials.secret_key!;
       return { mode: key.includes('_live_') ? 'live' : 'test', hint: key.slice(-4) };
     },
 
     async webhookSecret(credentials, webhookUrl, call) {
       if (credentials.webhook_signing_secret || !webhookUrl) return { secrets: credentials };
-      const endpoint = await run(call, 'register_webhook', () =>
-        client(credentials, call).webhookEndpoints.create({ url: webhookUrl, enabled_events: [...STRIPE_EVENTS] as Stripe.WebhookEndpointCreateParams.EnabledEvent[] }),
+      const endpoint = await run(credentials, call, 'register_webhook', (stripe) => stripe.webhookEndpoints.create({ url: webhookUrl, enabled_events: [...STRIPE_EVENTS] as Stripe.WebhookEndpointCreateParams.EnabledEvent[] }),
       );
       return { secrets: { ...credentials, webhook_signing_secret: endpoint.secret! } };
     },
@@ -240,12 +246,12 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
         expires_at: expiresAt,
         ...(plan ? { subscription_data: { metadata } } : { payment_intent_data: { metadata } }),
       };
-      const session = await run(call, 'create_checkout', () => client(credentials, call).checkout.sessions.create(params, { idempotencyKey: `checkout-${order.checkoutId}` }));
+      const session = await run(credentials, call, 'create_checkout', (stripe) => stripe.checkout.sessions.create(params, { idempotencyKey: `checkout-${order.checkoutId}` }));
       return { objectId: session.id, nextAction: { type: 'redirect', url: session.url! } };
     },
 
     async lookup(credentials, objectId, _checkoutId, call) {
-      const session = await run(call, 'lookup_checkout', () => client(credentials, call).checkout.sessions.retrieve(objectId));
+      const session = await run(credentials, call, 'lookup_checkout', (stripe) => stripe.checkout.sessions.retrieve(objectId));
       const at = new Date();
       if (session.status === 'complete') return sessionReports(session, `lookup:${session.id}:${session.payment_status}`, at, 'checkout.session.completed', completedStatus(session));
       if (session.status === 'expired') return sessionReports(session, `lookup:${session.id}:expired`, at, 'checkout.session.expired', 'canceled');
@@ -254,7 +260,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
 
     async expire(credentials, objectId, checkoutId, call) {
       try {
-        const session = await run(call, 'expire_checkout', () => client(credentials, call).checkout.sessions.expire(objectId));
+        const session = await run(credentials, call, 'expire_checkout', (stripe) => stripe.checkout.sessions.expire(objectId));
         return sessionReports(session, `expire:${session.id}`, new Date(), 'checkout.session.expired', 'canceled');
       } catch (error) {
         // Not open any more (paid as it expired, or expired by Stripe): what it is now decides.
@@ -266,8 +272,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     async refund(credentials, order, call) {
       const amount = toStripeAmount(order.amount, order.currency);
       if (amount === undefined) throw new ProviderDeclined('The amount cannot be refunded exactly.', 'amount_not_exact');
-      const refund = await run(call, 'refund', () =>
-        client(credentials, call).refunds.create(
+      const refund = await run(credentials, call, 'refund', (stripe) => stripe.refunds.create(
           {
             payment_intent: order.chargeReference,
             amount,
@@ -282,22 +287,22 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     },
 
     async limitPlan(credentials, planObjectId, charges, call) {
-      const stripe = client(credentials, call);
-      const subscription = await run(call, 'lookup_plan', () => stripe.subscriptions.retrieve(planObjectId));
+      const subscription = await run(credentials, call, 'lookup_plan', (stripe) => stripe.subscriptions.retrieve(planObjectId));
       const item = subscription.items.data[0];
       const start = subscription.billing_cycle_anchor ?? item?.current_period_start ?? subscription.start_date;
       const recurring = item?.price?.recurring;
       // The plan ends as its (n + 1)-th period would begin: n whole periods are charged, none prorated.
       const cancelAt = periodsAfter(start, recurring?.interval ?? 'month', (recurring?.interval_count ?? 1) * charges);
-      await run(call, 'limit_plan', () =>
+      await run(credentials, call, 'limit_plan', (stripe) =>
         stripe.subscriptions.update(planObjectId, { cancel_at: cancelAt, proration_behavior: 'none' }, { idempotencyKey: `limit-${planObjectId}-${charges}` }),
       );
     },
 
-    verifyWebhook(credentials, rawBody, headers, now) {
+    async verifyWebhook(credentials, rawBody, headers, now) {
       const secret = credentials.webhook_signing_secret;
       const header = headers.get('stripe-signature');
       if (!secret || !header) return false;
+      const Stripe = await sdk();
       try {
         // receivedAt is in milliseconds (the SDK divides it).
         Stripe.webhooks.constructEvent(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, now.getTime());

@@ -50,6 +50,15 @@ const account = (await api('POST', '/payment-provider-accounts', { name: 'Stripe
 const link = (await api('POST', '/payment-links', { name: 'Plan', amount: 49, currency: 'USD', payment_provider_account_id: account.id })).body;
 await api('POST', `/payment-links/${link.id}/activate`);
 
+// A plain write beside them, for scale: POST /contacts one after the other.
+const plain: number[] = [];
+for (let i = 0; i < 200; i += 1) {
+  const started = performance.now();
+  const res = await api('POST', '/contacts', { first_name: 'Bench', email: `bench-${i}@example.com` });
+  if (res.status !== 201) throw new Error(`contact answered ${res.status}`);
+  plain.push(performance.now() - started);
+}
+
 const settings = { allowPrivateNetworks: false, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments };
 /** The reconciliation's round with nothing due (the mean of 200): its statements read only due rows, by index. */
 const round = async () => {
@@ -106,6 +115,7 @@ console.log('| --- | ---: | ---: |');
 console.log(`| checkout through Stripe, whole answer (ms) | ${ms(totals, 50)} | ${ms(totals, 95)} |`);
 console.log(`| of it, the provider round trip (ms) | ${ms(providerShares, 50)} | ${ms(providerShares, 95)} |`);
 console.log(`| of it, the service's own share (ms) | ${ms(own, 50)} | ${ms(own, 95)} |`);
+console.log(`| for scale: POST /contacts in the same process (ms) | ${ms(plain, 50)} | ${ms(plain, 95)} |`);
 console.log(`\nwebhook ingestion: ${(EVENTS / ingestSeconds).toFixed(0)} deliveries/s (each verified, recorded with its receipt, its transaction made paid)`);
 console.log(`reconciliation round with nothing due: ${roundEmptyMs.toFixed(2)} ms with no checkout, ${roundMs.toFixed(2)} ms beside ${settled} settled ones`);
 

@@ -135,6 +135,18 @@ describe('Stripe: payments reported by webhook', () => {
     expect(charges.map((c: { status: string; amount: number }) => [c.status, c.amount])).toEqual([['paid', 100], ['paid', 33.33], ['paid', 33.33]]);
     expect(charges.map((c: { metadata: { checkout: { charge?: number } } }) => c.metadata.checkout.charge ?? 1)).toEqual([1, 2, 3]);
   });
+
+  it('charges a recurring link billing_cycles times at its interval, then Stripe ends the plan', async () => {
+    const shop = await stripeShop({ amount: 20, max_installments: 1, is_recurring: true, interval_unit: 'week', interval_count: 2, billing_cycles: 2 });
+    const { session, checkoutId } = await checkout(shop);
+    expect(stripe.params.get(session.id)!.line_items[0].price_data).toMatchObject({ unit_amount: '2000', recurring: { interval: 'week', interval_count: '2' } });
+    await stripe.pay(session.id);
+    const subscription = stripe.subscriptions.get(stripe.sessions.get(session.id)!.subscription)!;
+    for (let k = 0; k < 2; k += 1) await stripe.chargeNextInvoice(subscription.id);
+    expect(stripe.subscriptions.get(subscription.id)!.status).toBe('canceled');
+    const charges = (await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}&sort=created_at`)).body.data;
+    expect(charges.map((c: { status: string; amount: number }) => [c.status, c.amount])).toEqual([['paid', 20], ['paid', 20]]);
+  });
 });
 
 describe('Stripe: nothing waits on a lost webhook', () => {
@@ -307,6 +319,21 @@ describe('Asaas: payments, refunds and chargebacks by webhook', () => {
     const lost = (await shop.api.get(`/payment-transactions/${transactionId}`)).body;
     expect(lost.dispute).toMatchObject({ status: 'lost', closed_at: expect.any(String) });
     expect(lost.amount_refunded).toBe(220);
+  });
+
+  it('makes a recurring link an Asaas subscription of maxPayments charges, and a boleto payment a redirect to its invoice', async () => {
+    const shop = await asaasShop({ is_recurring: true, interval_unit: 'month', interval_count: 3, billing_cycles: 4 });
+    const res = await send(`${app.url}/api/v1/public/payment-links/${shop.token}/checkouts`, 'POST', { body: { payment_method: 'boleto', payer: { name: 'Ana', email: 'ana@example.com', tax_id: '11.222.333/0001-81' } } });
+    expect(res.status).toBe(201);
+    const subscription = [...asaas.subscriptions.values()].find((s) => s.externalReference === res.body.checkout_id)!;
+    expect(subscription).toMatchObject({ cycle: 'QUARTERLY', maxPayments: 4, billingType: 'BOLETO', value: 150 });
+    const first = [...asaas.payments.values()].find((p) => p.subscription === subscription.id)!;
+    expect(res.body.next_action).toEqual({ type: 'redirect', url: first.invoiceUrl, pix: null });
+    // Asaas makes a subscription's next payment once the one before is settled.
+    expect(await asaas.chargeNext(subscription.id)).toBe(first.id);
+    expect(await asaas.chargeNext(subscription.id)).not.toBe(first.id);
+    const charges = (await shop.api.get(`/payment-transactions?checkout_id=${res.body.checkout_id}&sort=created_at`)).body.data;
+    expect(charges.map((t: { status: string }) => t.status)).toEqual(['paid', 'paid']);
   });
 
   it('charges card installments as Asaas reports them: the first is the checkout, each later one a transaction of its own', async () => {

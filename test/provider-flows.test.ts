@@ -328,7 +328,7 @@ describe('Asaas: payments, refunds and chargebacks by webhook', () => {
     const subscription = [...asaas.subscriptions.values()].find((s) => s.externalReference === res.body.checkout_id)!;
     expect(subscription).toMatchObject({ cycle: 'QUARTERLY', maxPayments: 4, billingType: 'BOLETO', value: 150 });
     const first = [...asaas.payments.values()].find((p) => p.subscription === subscription.id)!;
-    expect(res.body.next_action).toEqual({ type: 'redirect', url: first.invoiceUrl, pix: null });
+    expect(res.body.next_action).toEqual({ type: 'redirect', url: first.invoiceUrl });
     // Asaas makes a subscription's next payment once the one before is settled.
     expect(await asaas.chargeNext(subscription.id)).toBe(first.id);
     expect(await asaas.chargeNext(subscription.id)).not.toBe(first.id);

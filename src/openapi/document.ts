@@ -242,9 +242,22 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
 
   const statuses = statusesOf(route, data, label);
   let body: Node | undefined = route.unwrap ? unwrapped(route, data, label, name) : field.node;
+  for (const path of route.omitWhenNull ?? []) if (body) body = optionalWhenNull(body, path.split('.'), label);
   // A CSV export's rows are no JSON schema (and their extra columns must not name one).
   if ([...statuses.keys()].every((s) => s === 204) || route.csv) body = undefined;
   return { route, compiled, field: name, operationId, body, statuses };
+}
+
+/** `body` with the field at `path` optional and never null (the adapter leaves it out when null). */
+function optionalWhenNull(body: Node, path: string[], label: string): Node {
+  const [key, ...rest] = path;
+  if (body.shape.kind !== 'object') throw new Error(`REST route ${label}: omitWhenNull names ${key} under something that is not an object`);
+  const fields = body.shape.fields.map((f) => {
+    if (f.key !== key) return f;
+    return rest.length > 0 ? { ...f, node: optionalWhenNull(f.node, rest, label) } : { ...f, optional: true, node: { ...f.node, nullable: false } };
+  });
+  if (!body.shape.fields.some((f) => f.key === key)) throw new Error(`REST route ${label}: omitWhenNull names ${key}, which its answer has not`);
+  return { ...body, shape: { ...body.shape, fields } };
 }
 
 /**

@@ -349,8 +349,18 @@ export function createRestAdapter(
     const { data } = result;
     const status = typeof route.status === 'function' ? route.status(data) : (route.status ?? defaultStatus(route.method));
     const body = route.unwrap ? route.unwrap(data) : Object.values(data)[0];
+    for (const path of route.omitWhenNull ?? []) withoutNull(body, path.split('.'));
     return { status, body: route.compiled.variableNames.has('cursor') && !route.csv ? listEnvelope(body as ListResult, url) : body };
   }
+}
+
+/** Deletes the key at `path` under `value` when it is null (API.md shows some keys only when they hold something). */
+function withoutNull(value: unknown, path: string[]): void {
+  if (typeof value !== 'object' || value === null) return;
+  const [key, ...rest] = path;
+  const object = value as Record<string, unknown>;
+  if (rest.length > 0) withoutNull(object[key!], rest);
+  else if (object[key!] === null) delete object[key!];
 }
 
 /** What a preparing run (src/events/mutations.ts) of a route ends with when its preparation succeeded. */

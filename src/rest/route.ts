@@ -19,6 +19,11 @@ export interface RestRoute<Data = any> {
   /** Default: 201 for POST, 204 for DELETE, else 200. */
   status?: number | ((data: Data) => number);
   unwrap?: (data: Data) => unknown;
+  /**
+   * Response keys (dotted from the body: `next_action.pix`) left out when null: a field the
+   * contract shows only for some records (a test account's `webhook_secret`, a Pix code).
+   */
+  omitWhenNull?: readonly string[];
   /** The resource its scope names, when the path's first segment is not one (`/reports/pipeline` reads `deals`); `*`: any key may call it. */
   resource?: string;
   /** Query parameters that fill variables of their own, not `$filter` (`q` fills `$q`). */

@@ -27,10 +27,12 @@ export const checkoutRoutes = routes(
     method: 'POST',
     path: '/public/payment-links/{publicToken}/checkouts',
     document: `mutation ($publicToken: String!, $input: CreateCheckoutInput!) { createCheckout(publicToken: $publicToken, input: $input) { ...CheckoutFields } } ${CHECKOUT}`,
+    omitWhenNull: ['next_action.pix'],
   },
   {
     method: 'GET',
     path: '/public/checkouts/{checkoutId}',
     document: `query ($checkoutId: String!) { checkout(checkoutId: $checkoutId) { ...CheckoutFields } } ${CHECKOUT}`,
+    omitWhenNull: ['next_action.pix'],
   },
 );

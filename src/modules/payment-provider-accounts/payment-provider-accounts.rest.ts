@@ -19,6 +19,8 @@ export const paymentProviderAccountRoutes = routes(
     method: 'POST',
     path: '/payment-provider-accounts',
     document: `mutation ($input: CreatePaymentProviderAccountInput!) { createPaymentProviderAccount(input: $input) { ...PaymentProviderAccountWithSecretFields } } ${WITH_SECRET}`,
+    // A test account's secret, or an Asaas account's token: each shown once, only where there is one.
+    omitWhenNull: ['webhook_secret', 'webhook_token'],
   },
   {
     method: 'PUT',

@@ -1,8 +1,7 @@
 import type { Database } from './db/client.js';
 import { CommitSignal } from './events/commit-signal.js';
 import type { EventChannel } from './events/event-channel.js';
-import { loadConfig } from './config.js';
-import { createPayments } from './payments/payments.js';
+import { DEFAULT_SETTINGS } from './graphql/context.js';
 import type { Payments } from './payments/providers.js';
 import { type ServiceSchema, buildSchema } from './schema.js';
 
@@ -30,6 +29,6 @@ export interface Service extends ServiceSchema {
  * for every service: the tests build it once); `eventChannel`: Redis pub/sub, connected
  * by the caller (main.ts) when REDIS_URL is set; `payments`: from the environment (main.ts), else its defaults.
  */
-export function composeService(database: Database, schema: ServiceSchema = buildSchema(), eventChannel?: EventChannel, payments: Payments = createPayments(loadConfig({}))): Service {
+export function composeService(database: Database, schema: ServiceSchema = buildSchema(), eventChannel?: EventChannel, payments: Payments = DEFAULT_SETTINGS.payments): Service {
   return { ...schema, database, commits: new CommitSignal(eventChannel?.publish), eventChannel, payments };
 }

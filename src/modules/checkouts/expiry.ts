@@ -7,7 +7,7 @@ import { ingestEvent } from '../payment-transactions/payment-transactions.schema
 import { recordProviderReports } from '../payment-transactions/provider-reports.js';
 import { logError } from '../../log.js';
 import { adapterOf, isRemote } from '../../payments/providers.js';
-import { lookup } from './reconcile.js';
+import { PROVIDER_CHECKOUT_SELECT, lookup } from './reconcile.js';
 
 /** Checkouts a round expires: each is its own short transaction. */
 export const EXPIRY_BATCH = 100;
@@ -30,14 +30,7 @@ export async function expireCheckouts(
     where: { expiresAt: { lte: now } },
     orderBy: { expiresAt: 'asc' },
     take: batch,
-    select: {
-      id: true,
-      token: true,
-      transactionId: true,
-      providerObjectId: true,
-      workspace: { select: { id: true, defaultCurrency: true } },
-      paymentLink: { select: { providerAccount: { select: { id: true, provider: true, sealedCredentials: true } } } },
-    },
+    select: PROVIDER_CHECKOUT_SELECT,
   });
   let canceled = 0;
   for (const checkout of due) {

@@ -11,7 +11,8 @@ import { ensureProviderCheckout } from './provider-checkout.js';
 const BATCH = 50;
 const ROUND_MS = 15_000;
 
-const DUE_SELECT = {
+/** What a loop needs of a checkout to ask its provider about it (the reconciliation, the expiry). */
+export const PROVIDER_CHECKOUT_SELECT = {
   id: true,
   token: true,
   providerObjectId: true,
@@ -28,7 +29,7 @@ const DUE_SELECT = {
  * Returns how many it looked up.
  */
 export async function reconcileCheckouts(prisma: Db, represent: Represent, settings: Settings, { now = new Date(), stopping = () => false, commits }: { now?: Date; stopping?: () => boolean; commits?: CommitNotices } = {}): Promise<number> {
-  const due = await prisma.checkout.findMany({ where: { reconcileAt: { lte: now } }, orderBy: { reconcileAt: 'asc' }, take: BATCH, select: DUE_SELECT });
+  const due = await prisma.checkout.findMany({ where: { reconcileAt: { lte: now } }, orderBy: { reconcileAt: 'asc' }, take: BATCH, select: PROVIDER_CHECKOUT_SELECT });
   for (const checkout of due) {
     if (stopping()) break;
     const context = systemContext(prisma, checkout.workspace, settings, commits);

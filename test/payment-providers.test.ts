@@ -240,6 +240,28 @@ describe('checkouts through Asaas', () => {
     expect(followed.headers.get('location')).toBe(made[0]!.invoiceUrl);
   });
 
+  it('makes one Asaas payment when two processes follow the continue URL at once while Asaas is slow to create it', async () => {
+    // Each app has its own single-flight: only the checkout's claim in the database keeps the second from a lookup that finds nothing, and a second payment.
+    const other = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 0 } as never, payments: { STRIPE_API_BASE: stripe.url, ASAAS_API_BASE: asaas.url, PROVIDER_TIMEOUT_SECONDS: 2 } });
+    try {
+      const { token } = await shop(asaasAccount, { amount: 20, currency: 'BRL' });
+      asaas.failNext({ method: 'POST', path: '/payments' }, { status: 500 });
+      const res = await pub(`/payment-links/${token}/checkouts`, 'POST', { payment_method: 'boleto', payer: { name: 'Ana', email: 'ana@example.com', tax_id: SAMPLE_CPF } });
+      expect(res.status).toBe(201);
+      const path = `/pay/checkouts/${res.body.checkout_id}/continue`;
+      expect(res.body.next_action).toEqual({ type: 'redirect', url: `${app.url}${path}` });
+      asaas.failNext({ method: 'POST', path: '/payments' }, { slowMs: 400 });
+      const followed = await Promise.all([app.url, other.url, app.url, other.url].map((url) => fetch(`${url}${path}`, { redirect: 'manual' })));
+      const made = [...asaas.payments.values()].filter((p) => p.externalReference === res.body.checkout_id);
+      expect(made).toHaveLength(1);
+      expect(followed.map((f) => [f.status, f.headers.get('location')])).toEqual(Array(4).fill([303, made[0]!.invoiceUrl]));
+      const row = await app.database.prisma.checkout.findUniqueOrThrow({ where: { token: res.body.checkout_id }, select: { providerObjectId: true, providerClaimUntil: true } });
+      expect(row).toEqual({ providerObjectId: made[0]!.id, providerClaimUntil: null });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('shows a Pix code itself', async () => {
     const { token } = await shop(asaasAccount, { amount: 20, currency: 'BRL' });
     const res = await pub(`/payment-links/${token}/checkouts`, 'POST', { payment_method: 'pix', payer: { name: 'Ana', email: 'ana@example.com', tax_id: SAMPLE_CPF } });

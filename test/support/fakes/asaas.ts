@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type ClientRequest, type IncomingMessage, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 
 /*
  * A local, stateful fake of the Asaas API v3 for tests: the service talks to it with `fetch`
@@ -89,7 +90,8 @@ interface Hook {
   queue: AsaasEvent[]; failures: number;
 }
 
-export type FailHow = { status: number; body?: unknown } | 'timeout' | 'after';
+/** A refusal; no answer ever; the work done and the answer lost; or a slow provider (the work done, and answered, `slowMs` late). */
+export type FailHow = { status: number; body?: unknown } | 'timeout' | 'after' | { slowMs: number };
 export type ChargebackStage = 'requested' | 'dispute' | 'awaiting_reversal' | 'won' | 'lost';
 
 export interface AsaasFake {
@@ -658,7 +660,8 @@ export async function startAsaasFake(options: { webhookTimeoutMs?: number } = {}
       heldResponses.add(res); // answered never: close() drops it
       return;
     }
-    if (how && how !== 'after') return send(res, how.status, how.body);
+    if (how && how !== 'after' && 'status' in how) return send(res, how.status, how.body);
+    if (how && how !== 'after') await setTimeout(how.slowMs);
     // The API key travels in the access_token header; missing or unknown: 401 (docs.asaas.com/docs/authentication-2).
     // Not documented here: the exact codes of the 401 body (Asaas details them since 2025-07-16).
     const token = req.headers.access_token;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Checkout" ADD COLUMN     "providerClaimUntil" TIMESTAMP(3);

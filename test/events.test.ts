@@ -77,6 +77,7 @@ const PATHS: Record<string, string> = {
   task: 'tasks',
   ticket_status: 'ticket-statuses',
   ticket: 'tickets',
+  note: 'notes',
   payment_provider_account: 'payment-provider-accounts',
   payment_link: 'payment-links',
   payment_coupon: 'payment-coupons',
@@ -187,6 +188,15 @@ const REST_WRITES: Record<string, () => Promise<Write>> = {
   'DELETE /tickets/{id}': async () => {
     const id = await make('/tickets', { title: 'Doomed', ticket_status_id: f.status.id });
     return { send: () => api.delete(`/tickets/${id}`), events: () => [['ticket.deleted', id]] };
+  },
+  'POST /notes': async () => ({ send: () => api.post('/notes', { body: 'Called', contact_ids: [f.contact.id] }), events: (r) => [['note.created', r.body.id]] }),
+  'PUT /notes/{id}': async () => {
+    const id = await make('/notes', { body: 'Draft', contact_ids: [f.contact.id] });
+    return { send: () => api.put(`/notes/${id}`, { body: `Final ${unique()}` }), events: () => [['note.updated', id]] };
+  },
+  'DELETE /notes/{id}': async () => {
+    const id = await make('/notes', { body: 'Doomed', contact_ids: [f.contact.id] });
+    return { send: () => api.delete(`/notes/${id}`), events: () => [['note.deleted', id]] };
   },
   'POST /payment-provider-accounts': async () => ({
     send: () => api.post('/payment-provider-accounts', { name: 'Adyen', provider: 'test' }),

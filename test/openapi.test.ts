@@ -128,6 +128,7 @@ async function fixtures() {
   const task = await created(api.post('/tasks', { title: 'Call back' }));
   const status = await created(api.post('/ticket-statuses', { name: `Open ${unique()}` }));
   const ticket = await created(api.post('/tickets', { title: 'Broken', ticket_status_id: status.id }));
+  const note = await created(api.post('/notes', { body: 'Met at the fair', author_id: user.id, contact_ids: [contact.id], deal_ids: [deal.id] }));
   const account = await created(api.post('/payment-provider-accounts', { name: 'Stripe', provider: 'test' }));
   const link = await created(api.post('/payment-links', { name: 'Plan', payment_provider_account_id: account.id, currency: 'USD', product_ids: [product.id] }));
   const coupon = await created(api.post('/payment-coupons', { code: `C${unique()}`, type: 'percent', value: 10, payment_link_id: link.id }));
@@ -145,6 +146,7 @@ async function fixtures() {
     tasks: task.id,
     'ticket-statuses': status.id,
     tickets: ticket.id,
+    notes: note.id,
     'payment-provider-accounts': account.id,
     'payment-links': link.id,
     'payment-coupons': coupon.id,
@@ -229,6 +231,8 @@ const cases: Record<string, Case> = {
   ...crud('tasks', () => ({ title: 'Send quote', due_date: '2026-11-30', priority: 'high', owner_ids: [f.user.id], assignee_ids: [f.user.id] }), { is_done: true }, () => '/tasks?is_done=false'),
   ...crud('ticket-statuses', () => ({ name: `Closed ${unique()}`, is_closed: true }), { order: 5 }),
   ...crud('tickets', () => ({ title: 'Slow page', description: 'Loads in 9 s', ticket_status_id: f.status.id }), { title: 'Very slow page' }, () => `/tickets?ticket_status_id=${f.status.id}`),
+  ...crud('notes', () => ({ body: 'Called back', contact_ids: [f.contact.id], company_ids: [f.company.id] }), { pinned: true }, () => `/notes?contact_id=${f.contact.id}`),
+  'GET /notes/export': async () => [{ path: `/notes/export?deal_id=${f.deal.id}` }],
   ...crud('payment-provider-accounts', () => ({ name: `Adyen ${unique()}`, provider: 'test' }), { name: 'Renamed' }, undefined, ['DELETE']),
   ...crud('payment-links', () => ({ name: 'Yearly', amount: 199, currency: 'EUR', payment_provider_account_id: f.account.id, is_recurring: true, interval_unit: 'year', product_ids: [f.product.id] }), { description: 'Pay once a year' }, undefined, ['DELETE']),
   // Batches (API.md section 8): `{"inputs": [...]}` in, `{"data": [...]}` out.

@@ -17,7 +17,7 @@ export interface Scope {
 /** The resources a scope can name: the first segment of every keyed REST path. */
 export const SCOPE_RESOURCES = [
   'workspace', 'users', 'property-definitions', 'products', 'companies', 'contacts', 'pipelines', 'deals', 'tasks',
-  'ticket-statuses', 'tickets', 'payment-provider-accounts', 'payment-links', 'payment-coupons', 'payment-transactions', 'refunds',
+  'ticket-statuses', 'tickets', 'notes', 'payment-provider-accounts', 'payment-links', 'payment-coupons', 'payment-transactions', 'refunds',
   'events', 'webhook-endpoints', 'webhook-deliveries',
 ] as const;
 

@@ -5,12 +5,12 @@ import { type ScopedDb, overDelegates, workspaceOf } from './tenancy.js';
 export type Tx = Parameters<Parameters<ScopedDb['$transaction']>[0]>[0];
 
 /** Models whose rows can be locked: every one with an `id` and an `updatedAt`. */
-export type Lockable = 'workspace' | 'contact' | 'company' | 'deal' | 'product' | 'task' | 'ticket' | 'ticketStatus' | 'paymentLink' | 'paymentCoupon' | 'paymentTransaction' | 'webhookEndpoint';
+export type Lockable = 'workspace' | 'contact' | 'company' | 'deal' | 'product' | 'task' | 'ticket' | 'ticketStatus' | 'paymentLink' | 'paymentCoupon' | 'paymentTransaction' | 'webhookEndpoint' | 'note';
 
 const TABLES: Record<Lockable, string> = {
   workspace: 'Workspace', contact: 'Contact', company: 'Company', deal: 'Deal', product: 'Product', task: 'Task',
   ticket: 'Ticket', ticketStatus: 'TicketStatus', paymentLink: 'PaymentLink', paymentCoupon: 'PaymentCoupon', paymentTransaction: 'PaymentTransaction',
-  webhookEndpoint: 'WebhookEndpoint',
+  webhookEndpoint: 'WebhookEndpoint', note: 'Note',
 };
 
 /**

@@ -17,6 +17,7 @@ export const EVENT_RESOURCES = {
   task: { model: 'Task', path: '/tasks/{id}' },
   ticket_status: { model: 'TicketStatus', path: '/ticket-statuses/{id}' },
   ticket: { model: 'Ticket', path: '/tickets/{id}' },
+  note: { model: 'Note', path: '/notes/{id}' },
   payment_provider_account: { model: 'PaymentProviderAccount', path: '/payment-provider-accounts/{id}' },
   payment_link: { model: 'PaymentLink', path: '/payment-links/{id}' },
   payment_coupon: { model: 'PaymentCoupon', path: '/payment-coupons/{id}' },

@@ -9,6 +9,7 @@ import './pipelines/pipelines.schema.js';
 import './deals/deals.schema.js';
 import './tasks/tasks.schema.js';
 import './tickets/tickets.schema.js';
+import './notes/notes.schema.js';
 import './payment-provider-accounts/payment-provider-accounts.schema.js';
 import './payment-links/payment-links.schema.js';
 import './payment-coupons/payment-coupons.schema.js';
@@ -38,6 +39,7 @@ import { reportRoutes } from './reports/reports.rest.js';
 import { searchRoutes } from './search/search.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
 import { taskRoutes } from './tasks/tasks.rest.js';
+import { noteRoutes } from './notes/notes.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
 import { userRoutes } from './users/users.rest.js';
 import { workspaceRoutes } from './workspaces/workspaces.rest.js';
@@ -54,6 +56,7 @@ export const restRoutes = [
   ...taskRoutes,
   ...ticketStatusRoutes,
   ...ticketRoutes,
+  ...noteRoutes,
   ...paymentProviderAccountRoutes,
   ...paymentLinkRoutes,
   ...paymentCouponRoutes,

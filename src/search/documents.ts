@@ -10,6 +10,7 @@ export const SEARCH_TYPES = {
   tickets: 'ticket',
   tasks: 'task',
   'payment-links': 'payment_link',
+  notes: 'note',
 } as const;
 
 export type SearchType = keyof typeof SEARCH_TYPES;
@@ -59,6 +60,13 @@ const DOCUMENTS: Record<SearchType, (o: RestObject) => SearchDocument> = {
   tickets: (o) => ({ title: text(o.title), subtitle: null, fields: nonEmpty(o.title), extraWords: [] }),
   tasks: (o) => ({ title: text(o.title), subtitle: text(o.due_date) || null, fields: nonEmpty(o.title), extraWords: [] }),
   'payment-links': (o) => ({ title: text(o.name), subtitle: text(o.currency) || null, fields: nonEmpty(o.name), extraWords: [] }),
+  // Found by the words of the body, each line a field; shown by its first line and what it is about.
+  notes: (o) => {
+    const lines = text(o.body).split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+    const first = lines[0] ?? '';
+    const about = ((o.targets ?? []) as { title?: unknown }[]).map((target) => text(target.title)).filter(Boolean);
+    return { title: first.length > 100 ? `${first.slice(0, 99)}…` : first, subtitle: about.join(', ') || null, fields: lines, extraWords: [] };
+  },
 };
 
 /** The token that keeps a workspace's words apart from every other's, in the same index. */

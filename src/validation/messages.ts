@@ -66,6 +66,8 @@ export function renamed(message: string, field: string, to: string): string {
 /** A zod issue's message: custom messages use `:attribute` for the field's name. */
 function messageFor(issue: z.core.$ZodIssue, field: string): string {
   if (issue.message.includes(':attribute')) return issue.message.replace(':attribute', attribute(field));
+  // A refinement's own sentence (zod's default for one is "Invalid input").
+  if (issue.code === 'custom' && issue.message !== 'Invalid input') return issue.message;
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined || issue.input === null) return Messages.required(field);

@@ -233,6 +233,9 @@ const cases: Record<string, Case> = {
   ...crud('tickets', () => ({ title: 'Slow page', description: 'Loads in 9 s', ticket_status_id: f.status.id }), { title: 'Very slow page' }, () => `/tickets?ticket_status_id=${f.status.id}`),
   ...crud('notes', () => ({ body: 'Called back', contact_ids: [f.contact.id], company_ids: [f.company.id] }), { pinned: true }, () => `/notes?contact_id=${f.contact.id}`),
   'GET /notes/export': async () => [{ path: `/notes/export?deal_id=${f.deal.id}` }],
+  'GET /contacts/{id}/timeline': async () => [{ path: `/contacts/${f.contact.id}/timeline?per_page=2` }, { path: `/contacts/${f.contact.id}/timeline?kinds=note,change&cursor=` }],
+  'GET /companies/{id}/timeline': async () => [{ path: `/companies/${f.company.id}/timeline` }],
+  'GET /deals/{id}/timeline': async () => [{ path: `/deals/${f.deal.id}/timeline?kinds=change` }],
   ...crud('payment-provider-accounts', () => ({ name: `Adyen ${unique()}`, provider: 'test' }), { name: 'Renamed' }, undefined, ['DELETE']),
   ...crud('payment-links', () => ({ name: 'Yearly', amount: 199, currency: 'EUR', payment_provider_account_id: f.account.id, is_recurring: true, interval_unit: 'year', product_ids: [f.product.id] }), { description: 'Pay once a year' }, undefined, ['DELETE']),
   // Batches (API.md section 8): `{"inputs": [...]}` in, `{"data": [...]}` out.

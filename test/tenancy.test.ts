@@ -56,8 +56,9 @@ async function collectRecords(api: Api): Promise<Map<string, Record<string, unkn
     if (Array.isArray(value)) return value.forEach(visit);
     if (typeof value !== 'object' || value === null) return;
     const record = value as Record<string, unknown>;
-    if (typeof record.__typename === 'string' && typeof record.id === 'string' && !seen.has(record.id)) {
-      seen.add(record.id);
+    // By type and id: a timeline item carries its note's or event's id.
+    if (typeof record.__typename === 'string' && typeof record.id === 'string' && !seen.has(`${record.__typename}:${record.id}`)) {
+      seen.add(`${record.__typename}:${record.id}`);
       records.set(record.__typename, [...(records.get(record.__typename) ?? []), record]);
     }
     Object.values(record).forEach(visit);

@@ -20,6 +20,7 @@ import './webhook-endpoints/webhook-endpoints.schema.js';
 import './checkouts/checkouts.schema.js';
 import './reports/reports.schema.js';
 import './search/search.schema.js';
+import './timeline/timeline.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
@@ -39,6 +40,7 @@ import { reportRoutes } from './reports/reports.rest.js';
 import { searchRoutes } from './search/search.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
 import { taskRoutes } from './tasks/tasks.rest.js';
+import { timelineRoutes } from './timeline/timeline.rest.js';
 import { noteRoutes } from './notes/notes.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
 import { userRoutes } from './users/users.rest.js';
@@ -57,6 +59,7 @@ export const restRoutes = [
   ...ticketStatusRoutes,
   ...ticketRoutes,
   ...noteRoutes,
+  ...timelineRoutes,
   ...paymentProviderAccountRoutes,
   ...paymentLinkRoutes,
   ...paymentCouponRoutes,

@@ -238,7 +238,7 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
   // A page is a list's answer (a report's `data` is its rows, not a page: no page or cursor).
   const isPage = compiled.variableNames.has('cursor') && field.node.shape.kind === 'object' && field.node.shape.fields.some((f) => f.key === 'data' && f.node.shape.kind === 'list');
   const kind = compiled.operation.operation;
-  const operationId = kind === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : kind === 'subscription' ? `stream${pascal(name)}` : name;
+  const operationId = route.operationId ?? (kind === 'query' ? `${route.csv ? 'export' : isPage ? 'list' : 'get'}${pascal(name)}` : kind === 'subscription' ? `stream${pascal(name)}` : name);
 
   const statuses = statusesOf(route, data, label);
   let body: Node | undefined = route.unwrap ? unwrapped(route, data, label, name) : field.node;

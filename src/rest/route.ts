@@ -38,6 +38,8 @@ export interface RestRoute<Data = any> {
   stream?: { message: (event: any) => string };
   /** A CSV export (API.md section 8): the list document is walked by cursor and streamed as CSV. */
   csv?: CsvExport;
+  /** The OpenAPI operationId, when the top-level field's does not name the route (a record's timeline reads `contact`). */
+  operationId?: string;
 }
 
 export interface CsvExport {

@@ -62,12 +62,18 @@ const DOCUMENTS: Record<SearchType, (o: RestObject) => SearchDocument> = {
   'payment-links': (o) => ({ title: text(o.name), subtitle: text(o.currency) || null, fields: nonEmpty(o.name), extraWords: [] }),
   // Found by the words of the body, each line a field; shown by its first line and what it is about.
   notes: (o) => {
-    const lines = text(o.body).split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
-    const first = lines[0] ?? '';
     const about = ((o.targets ?? []) as { title?: unknown }[]).map((target) => text(target.title)).filter(Boolean);
-    return { title: first.length > 100 ? `${first.slice(0, 99)}…` : first, subtitle: about.join(', ') || null, fields: lines, extraWords: [] };
+    return { title: noteTitle(text(o.body)), subtitle: about.join(', ') || null, fields: lines(text(o.body)), extraWords: [] };
   },
 };
+
+const lines = (body: string) => body.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+
+/** What a note is shown by (a search hit's title, a timeline item's summary): its first line, at most 100 characters. */
+export function noteTitle(body: string): string {
+  const first = lines(body)[0] ?? '';
+  return first.length > 100 ? `${first.slice(0, 99)}…` : first;
+}
 
 /** The token that keeps a workspace's words apart from every other's, in the same index. */
 export const workspaceWord = (workspaceId: string) => `w${workspaceId.toLowerCase()}`;

@@ -68,6 +68,14 @@ export const idList = (max = 1000) =>
     .max(max)
     .transform((ids) => [...new Set(ids)]);
 
+/** Names as REST sends them (comma-separated, possibly in one item) or GraphQL does (a list): each once, at least one, each among `allowed`. */
+export const nameList = (allowed: readonly string[]) =>
+  z
+    .array(z.string())
+    .transform((items) => [...new Set(items.flatMap((item) => item.split(',')).map((name) => name.trim()).filter(Boolean))])
+    .refine((names) => names.length > 0, { message: 'The :attribute field must have at least 1 items.' })
+    .refine((names) => names.every((name) => allowed.includes(name)), { message: 'The selected :attribute is invalid.' });
+
 export { Messages };
 
 /**

@@ -451,6 +451,7 @@ builder.mutationFields((t) => ({
             referenceSearch: searchText(`checkout_${token}`),
             providerAccountId: link.providerAccountId,
             paymentLinkId: link.id,
+            contactId,
             amount: exactDecimal(shown.quote.total, link.currency),
             currency: link.currency,
             metadata: { checkout: { amounts: stored, payer: { ...storedPayer }, contact_id: contactId, ...(paymentMethod ? { payment_method: paymentMethod } : {}) } },

@@ -29,6 +29,46 @@ const NoteTargetType = builder.objectRef<NoteTarget>('NoteTarget').implement({
 
 const contactTitle = (c: { firstName: string; lastName: string | null; email: string }) => [c.firstName, c.lastName].filter(Boolean).join(' ') || c.email;
 
+const TARGETS_SELECT = {
+  contacts: { select: { id: true, firstName: true, lastName: true, email: true }, orderBy: { id: 'asc' } },
+  companies: { select: { id: true, name: true }, orderBy: { id: 'asc' } },
+  deals: { select: { id: true, name: true }, orderBy: { id: 'asc' } },
+} as const;
+
+type TargetRows = {
+  contacts: { id: string; firstName: string; lastName: string | null; email: string }[];
+  companies: { id: string; name: string }[];
+  deals: { id: string; name: string }[];
+};
+
+function noteTargets(note: TargetRows): NoteTarget[] {
+  return [
+    ...note.contacts.map((c) => ({ type: 'contacts' as const, id: c.id, title: contactTitle(c) })),
+    ...note.companies.map((c) => ({ type: 'companies' as const, id: c.id, title: c.name })),
+    ...note.deals.map((d) => ({ type: 'deals' as const, id: d.id, title: d.name })),
+  ];
+}
+
+/** Everything a note's REST object shows, for many notes in one read (the timeline's note items). */
+export const NOTE_RECORD_SELECT = { id: true, body: true, pinned: true, authorId: true, createdAt: true, updatedAt: true, author: { select: { id: true, name: true } }, ...TARGETS_SELECT } as const;
+
+/**
+ * A note as `GET /notes/{id}` answers it (the `NoteFields` fragment of notes.rest.ts), from a
+ * row read with NOTE_RECORD_SELECT; test/timeline.test.ts compares the two.
+ */
+export function noteRecord(note: TargetRows & { id: string; body: string; pinned: boolean; authorId: string | null; createdAt: Date; updatedAt: Date; author: { id: string; name: string } | null }) {
+  return {
+    id: note.id,
+    body: note.body,
+    pinned: note.pinned,
+    author_id: note.authorId,
+    author: note.author,
+    targets: noteTargets(note),
+    created_at: note.createdAt.toISOString(),
+    updated_at: note.updatedAt.toISOString(),
+  };
+}
+
 export const Note = builder.prismaObject('Note', {
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -39,16 +79,8 @@ export const Note = builder.prismaObject('Note', {
     targets: t.field({
       type: [NoteTargetType],
       description: 'The contacts, companies and deals the note is about, in that order, each by id.',
-      select: {
-        contacts: { select: { id: true, firstName: true, lastName: true, email: true }, orderBy: { id: 'asc' } },
-        companies: { select: { id: true, name: true }, orderBy: { id: 'asc' } },
-        deals: { select: { id: true, name: true }, orderBy: { id: 'asc' } },
-      },
-      resolve: (note) => [
-        ...note.contacts.map((c) => ({ type: 'contacts' as const, id: c.id, title: contactTitle(c) })),
-        ...note.companies.map((c) => ({ type: 'companies' as const, id: c.id, title: c.name })),
-        ...note.deals.map((d) => ({ type: 'deals' as const, id: d.id, title: d.name })),
-      ],
+      select: TARGETS_SELECT,
+      resolve: noteTargets,
     }),
     // The request's id arrays, for the CSV export's columns (API.md section 8): an export imports back with its links.
     contactIds: t.field({ type: ['ID'], select: { contacts: { select: { id: true }, orderBy: { id: 'asc' } } }, resolve: (n) => n.contacts.map((x) => x.id) }),

@@ -129,6 +129,8 @@ async function laterCharge(ctx: Context, accountId: string, checkout: FoundCheck
   const again = await ctx.db.paymentTransaction.findUnique({ where: { providerAccountId_providerReference: key }, select: { id: true } });
   if (again) return again.id;
   const before = await ctx.db.paymentTransaction.count({ where: { planCheckoutId: checkout.id } });
+  // Paid by the checkout's payer, as its first charge was.
+  const payer = await ctx.db.paymentTransaction.findUnique({ where: { id: checkout.transactionId }, select: { contactId: true } });
   const charge = before + 1;
   const made = await ctx.db.paymentTransaction.create({
     data: {
@@ -136,6 +138,7 @@ async function laterCharge(ctx: Context, accountId: string, checkout: FoundCheck
       ...key,
       referenceSearch: searchText(report.chargeId),
       paymentLinkId: checkout.paymentLinkId,
+      contactId: payer?.contactId ?? null,
       amount: report.amount,
       currency: checkout.currency,
       status: 'pending',

@@ -72,6 +72,8 @@ export const EnvSchema = z.object({
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   // A checkout still pending this long is canceled and gives its coupon redemption back.
   CHECKOUT_EXPIRY_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
+  // How long a deleted record stays in the trash (API.md section 12) before the background work purges it.
+  TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   // Set: the rate limit is counted in Redis, shared by every process that uses the same server and prefix,
   // and live events reach every process through Redis pub/sub (instead of LISTEN/NOTIFY or the embedded database's poll).
   REDIS_URL: z

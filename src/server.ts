@@ -76,7 +76,7 @@ function withoutBody(response: Response): Response {
 }
 
 export type AppConfig = Pick<Config, 'RATE_LIMIT_PER_MINUTE'> &
-  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS' | 'EVENTS_REDIS_SAFETY_READ_SECONDS' | 'TRUST_PROXY' | 'METRICS_TOKEN'>> & {
+  Partial<Pick<Config, 'CORS_ORIGINS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'PUBLIC_RATE_LIMIT_PER_MINUTE' | 'CHECKOUT_EXPIRY_MINUTES' | 'STREAMS_PER_KEY' | 'STREAM_BUFFER_EVENTS' | 'EVENTS_REDIS_SAFETY_READ_SECONDS' | 'TRUST_PROXY' | 'METRICS_TOKEN' | 'TRASH_RETENTION_DAYS'>> & {
     /** How long a known key is trusted before it is read again (KEY_RECHECK_MS); tests that count statements set it long. */
     keyRecheckMs?: number;
   };
@@ -113,6 +113,7 @@ export function createApp(service: Service, config: AppConfig, rateLimitStore?: 
     checkoutExpiryMinutes: config.CHECKOUT_EXPIRY_MINUTES ?? DEFAULT_SETTINGS.checkoutExpiryMinutes,
     streamBufferEvents: config.STREAM_BUFFER_EVENTS ?? DEFAULT_SETTINGS.streamBufferEvents,
     payments: service.payments,
+    trashRetentionDays: config.TRASH_RETENTION_DAYS ?? DEFAULT_SETTINGS.trashRetentionDays,
   };
   // The live tail of the event log (fed by Redis when the service publishes there); every stream ends when the server stops accepting.
   const live = new LiveEvents(

@@ -51,7 +51,7 @@ async function seed(api: Client): Promise<Record<string, string>> {
   return ids;
 }
 
-const fill = (path: string, ids: Record<string, string>) => path.replace('{id}', ids[path.split('/')[1]!] ?? 'none');
+const fill = (path: string, ids: Record<string, string>) => path.replace('{type}', 'contacts').replace('{id}', ids[path.split('/')[1]!] ?? 'none');
 
 /** Everything the workspace holds, as its list routes show it. */
 async function snapshot(api: Client) {

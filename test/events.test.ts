@@ -99,7 +99,46 @@ interface Write {
 /** A record made only to be written by a case (deleted, mostly). */
 const make = async (path: string, body: unknown) => (await created(api.post(path, body))).id as string;
 
+/** A record made and deleted (in the trash), for the restore and purge routes. */
+const trashed = async (path: string, body: unknown) => {
+  const id = await make(path, body);
+  expect((await api.delete(`${path}/${id}`)).status).toBe(204);
+  return id;
+};
+
+/** `POST /<records>/{id}/restore` for each trashable resource (API.md section 12): one `<resource>.restored` event. */
+const RESTORES: Record<string, [resource: string, body: () => unknown]> = {
+  contacts: ['contact', () => ({ first_name: 'Back', email: `back-${unique()}@example.com` })],
+  companies: ['company', () => ({ name: 'Back Inc' })],
+  deals: ['deal', () => ({ name: 'Back', deal_stage_external_id: f.pipeline.stages[0].external_id, user_id: f.user.id, contact_ids: [f.contact.id] })],
+  products: ['product', () => ({ name: 'Back', type: 'service', price: 1, currency: 'USD', unit: 'h' })],
+  tasks: ['task', () => ({ title: 'Back', owner_ids: [f.user.id] })],
+  tickets: ['ticket', () => ({ title: 'Back', ticket_status_id: f.status.id })],
+  notes: ['note', () => ({ body: 'Back', contact_ids: [f.contact.id] })],
+};
+
 const REST_WRITES: Record<string, () => Promise<Write>> = {
+  ...Object.fromEntries(
+    Object.entries(RESTORES).map(([path, [resource, body]]) => [
+      `POST /${path}/{id}/restore`,
+      async (): Promise<Write> => {
+        const id = await trashed(`/${path}`, body());
+        return { send: () => api.post(`/${path}/${id}/restore`), events: () => [[`${resource}.restored`, id]] };
+      },
+    ]),
+  ),
+  'POST /contacts/{id}/merge': async () => {
+    const [target, source] = [await make('/contacts', { first_name: 'Keep', email: `keep-${unique()}@example.com` }), await make('/contacts', { first_name: 'Fold', email: `fold-${unique()}@example.com` })];
+    return { send: () => api.post(`/contacts/${target}/merge`, { source_ids: [source] }), events: () => [['contact.merged', target], ['contact.deleted', source]] };
+  },
+  'POST /companies/{id}/merge': async () => {
+    const [target, source] = [await make('/companies', { name: 'Keep' }), await make('/companies', { name: 'Fold', domain: 'fold.example' })];
+    return { send: () => api.post(`/companies/${target}/merge`, { source_ids: [source] }), events: () => [['company.merged', target], ['company.deleted', source]] };
+  },
+  'DELETE /trash/{type}/{id}': async () => {
+    const id = await trashed('/notes', { body: 'Gone for good', contact_ids: [f.contact.id] });
+    return { send: () => api.delete(`/trash/notes/${id}`), events: () => [['note.purged', id]] };
+  },
   'PUT /workspace': async () => ({ send: () => api.put('/workspace', { name: `ws-${unique()}` }), events: () => [] }),
   'POST /users': async () => ({ send: () => api.post('/users', { name: 'New', email: `new-${unique()}@example.com` }), events: (r) => [['user.created', r.body.id]] }),
   'PUT /users/{id}': async () => ({ send: () => api.put(`/users/${f.user.id}`, { name: `Renamed ${unique()}` }), events: () => [['user.updated', f.user.id]] }),
@@ -417,10 +456,11 @@ async function checkWrite(label: string, write: Write) {
   // The moments API.md section 11 names (refund.succeeded, payment.refunded) are updates of their record.
   const last = new Map(recorded.map((e) => [e.record_id, e]));
   for (const event of recorded) {
-    const named = event.type.split('.')[1];
-    const kind = named === 'created' || named === 'deleted' ? named : 'updated';
+    const named = event.type.split('.')[1]!;
+    // A restore is a creation, a purge a deletion (API.md section 12).
+    const kind = named === 'created' || named === 'restored' ? 'created' : named === 'deleted' || named === 'purged' ? 'deleted' : 'updated';
     const resource = event.resource;
-    if (named !== kind) expect(['refund', 'payment_transaction']).toContain(resource);
+    if (named !== kind && !['restored', 'purged', 'merged'].includes(named)) expect(['refund', 'payment_transaction']).toContain(resource);
     expect(event).toEqual({
       id: expect.stringMatching(/^[0-9A-Z]{26}$/),
       type: event.type,
@@ -428,7 +468,8 @@ async function checkWrite(label: string, write: Write) {
       record_id: event.record_id,
       actor: { type: 'api_key', id: keyId, name: 'test' },
       request_id: reply.headers.get('x-request-id'),
-      data: { object: expect.any(Object), previous_attributes: kind === 'updated' ? expect.any(Object) : null },
+      // A merge's event also names the records folded into its record (API.md section 12).
+      data: { object: expect.any(Object), previous_attributes: kind === 'updated' ? expect.any(Object) : null, ...(named === 'merged' ? { source_ids: expect.any(Array) } : {}) },
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     if (kind === 'deleted') {
@@ -496,7 +537,7 @@ describe('a refused write records nothing', () => {
   it.each(writeRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (label, route) => {
     const start = await newestEventId();
     // An unknown id is a 404; a route without one gets a body that breaks its rules (422).
-    const path = route.path.replace('{id}', unknownId);
+    const path = route.path.replace('{type}', 'contacts').replace('{id}', unknownId);
     const body = route.path.includes('{id}') ? (route.method === 'DELETE' ? undefined : {}) : route.path === '/workspace' ? { default_currency: 'usd-x' } : { name: '', email: 'no', url: 'ftp://x' };
     const reply = await api.request(route.method, path, body === undefined ? {} : { body });
     expect([label, reply.status]).toEqual([label, route.path.includes('{id}') ? 404 : 422]);
@@ -535,9 +576,11 @@ describe('statements: recording adds the reads of the REST objects and one INSER
     // POST: the INSERT, the property definitions for the object (which the answer reuses), the event's INSERT, COMMIT.
     // PUT: the existence check and the definitions; the lock, the object before, the stored row, the UPDATE, the event's INSERT, COMMIT.
     // The object after a POST or PUT is the row its INSERT or UPDATE returned: not read again.
-    // DELETE: the ids it reaches, the object before and the definitions, the DELETE, the event's INSERT, COMMIT.
+    // DELETE: the row and its links for the trash (the row, its companies, deals, notes and payments: 5), the
+    // object before and the definitions, the DELETE, the trash's INSERT, the event's INSERT, COMMIT.
     // The event's INSERT also writes (or removes) the contact's search entry: no statement of its own.
-    expect({ post, put, del }).toEqual({ post: 5, put: 9, del: 6 });
+    // (On PostgreSQL, Prisma reads the row with its four links in one statement: 4 fewer.)
+    expect({ post, put, del }).toEqual({ post: 5, put: 9, del: app.provider === 'postgresql' ? 8 : 12 });
     expect(inserts).toBe(post);
   });
 

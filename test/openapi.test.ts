@@ -197,6 +197,24 @@ function crud(resource: string, create: () => unknown, update: unknown, list: ()
   return Object.fromEntries(Object.entries(all).filter(([key]) => !except.includes(key.split(' ')[0] as Method)));
 }
 
+/** A record made and deleted: in the trash. */
+async function doomedInTrash(path: string, body: unknown): Promise<string> {
+  const id = await doomed(path, body);
+  expect((await api.delete(`${path}/${id}`)).status).toBe(204);
+  return id;
+}
+
+/** What each trashable resource's restore case deletes first. */
+const TRASHED: Record<string, () => unknown> = {
+  contacts: () => ({ first_name: 'Back', email: `back-${unique()}@example.com` }),
+  companies: () => ({ name: 'Back Inc' }),
+  deals: () => ({ name: 'Back', deal_stage_external_id: f.pipeline.stages[0].external_id, user_id: f.user.id }),
+  products: () => ({ name: 'Back', type: 'service', price: 1, currency: 'USD', unit: 'h' }),
+  tasks: () => ({ title: 'Back' }),
+  tickets: () => ({ title: 'Back', ticket_status_id: f.status.id }),
+  notes: () => ({ body: 'Back', contact_ids: [f.contact.id] }),
+};
+
 const cases: Record<string, Case> = {
   'GET /workspace': async () => [{ path: '/workspace' }],
   'GET /contacts/export': async () => [{ path: '/contacts/export?search=ada' }],
@@ -233,6 +251,17 @@ const cases: Record<string, Case> = {
   ...crud('tickets', () => ({ title: 'Slow page', description: 'Loads in 9 s', ticket_status_id: f.status.id }), { title: 'Very slow page' }, () => `/tickets?ticket_status_id=${f.status.id}`),
   ...crud('notes', () => ({ body: 'Called back', contact_ids: [f.contact.id], company_ids: [f.company.id] }), { pinned: true }, () => `/notes?contact_id=${f.contact.id}`),
   'GET /notes/export': async () => [{ path: `/notes/export?deal_id=${f.deal.id}` }],
+  // The trash (API.md section 12): each restore route with a record deleted for it, the list, the purge.
+  ...Object.fromEntries(
+    Object.entries(TRASHED).map(([path, body]) => [`POST /${path}/{id}/restore`, async () => [{ path: `/${path}/${await doomedInTrash(`/${path}`, body())}/restore` }]]),
+  ),
+  'GET /trash': async () => {
+    await doomedInTrash('/tasks', { title: 'Gone' });
+    return [{ path: '/trash?type=tasks&per_page=5' }, { path: '/trash?cursor=&sort=deleted_at' }];
+  },
+  'POST /contacts/{id}/merge': async () => [{ path: `/contacts/${await doomed('/contacts', TRASHED.contacts!())}/merge`, body: { source_ids: [await doomed('/contacts', TRASHED.contacts!())] } }],
+  'POST /companies/{id}/merge': async () => [{ path: `/companies/${await doomed('/companies', { name: 'Keep' })}/merge`, body: { source_ids: [await doomed('/companies', { name: 'Fold' })] } }],
+  'DELETE /trash/{type}/{id}': async () => [{ path: `/trash/tasks/${await doomedInTrash('/tasks', { title: 'Gone' })}` }],
   'GET /contacts/{id}/timeline': async () => [{ path: `/contacts/${f.contact.id}/timeline?per_page=2` }, { path: `/contacts/${f.contact.id}/timeline?kinds=note,change&cursor=` }],
   'GET /companies/{id}/timeline': async () => [{ path: `/companies/${f.company.id}/timeline` }],
   'GET /deals/{id}/timeline': async () => [{ path: `/deals/${f.deal.id}/timeline?kinds=change` }],

@@ -20,7 +20,7 @@ const RECONCILE_SECONDS = 300;
 beforeAll(async () => {
   [stripe, asaas] = await Promise.all([startStripeFake(), startAsaasFake()]);
   app = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 0 } as never, payments: { STRIPE_API_BASE: stripe.url, ASAAS_API_BASE: asaas.url, PROVIDER_TIMEOUT_SECONDS: 2, PROVIDER_RECONCILE_SECONDS: RECONCILE_SECONDS } });
-  settings = { allowPrivateNetworks: true, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments: app.service.payments };
+  settings = { allowPrivateNetworks: true, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments: app.service.payments, trashRetentionDays: 30 };
 });
 afterAll(async () => {
   await app.close();

@@ -22,7 +22,7 @@ let settings: Settings;
 beforeAll(async () => {
   stripe = await startStripeFake();
   app = await startApp({ server: { PUBLIC_RATE_LIMIT_PER_MINUTE: 0 } as never, payments: { STRIPE_API_BASE: stripe.url, PROVIDER_RECONCILE_SECONDS: RECONCILE_SECONDS } });
-  settings = { allowPrivateNetworks: true, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments: app.service.payments };
+  settings = { allowPrivateNetworks: true, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments: app.service.payments, trashRetentionDays: 30 };
 });
 afterAll(async () => {
   await app.close();

@@ -12,6 +12,7 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
+import { newId } from '../src/db/ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from './support/schema.js';
 import { restRoutes } from '../src/modules/index.js';
@@ -133,8 +134,19 @@ function recordTypeOf(field: GraphQLField<unknown, unknown>): GraphQLObjectType 
   return inner ? (getNamedType(inner.type) as GraphQLObjectType) : undefined;
 }
 
+/** A new contact or company of the stranger's, for a merge to fold. */
+async function mergeSource(prefix: string): Promise<string> {
+  const body = prefix === 'contacts' ? { first_name: 'Fold', email: `fold-${newId()}@example.com` } : { name: 'Fold' };
+  return (await stranger.api.rest('POST', `/${prefix}`, body)).id as string;
+}
+
+/** A route's path for the record `id` (the trash's purge: a trashed task). */
+const concrete = (path: string, id: string) => path.replace('{type}', 'tasks').replace('{id}', id);
+
 /** The resource a REST route's `{id}` names: the type its `GET /<prefix>/{id}` route reads, or without one (a delivery) the type the route answers with. */
 function resourceOfPath(route: RestRoute): string {
+  // The trash's purge names a trashed task (the seed's).
+  if (prefixOf(route.path) === 'trash') return 'Task';
   const read = restRoutes.find((r) => r.method === 'GET' && r.path === `/${prefixOf(route.path)}/{id}`);
   const type = read ? getNamedType(rootField(read).type) : recordTypeOf(rootField(route));
   if (!type) throw new Error(`nothing names the resource of ${route.path}`);
@@ -187,17 +199,21 @@ describe('REST: the other workspace\'s ids are unknown ids', () => {
 
   it.each(ordered.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (label, route) => {
     const prefix = prefixOf(route.path);
-    const body = route.method === 'GET' ? undefined : restBody(route);
+    // A merge folds a record of the caller's own, made for it (API.md section 12).
+    const body = route.path.endsWith('/merge') ? { source_ids: [await mergeSource(prefix)] } : route.method === 'GET' ? undefined : restBody(route);
     const options = body === undefined ? {} : { body };
     // The same request on the stranger's own record succeeds: the body is valid, only the id differs.
     if (route.method !== 'DELETE') {
-      const own = await stranger.api.request(route.method, `/api/v1${route.path.replace('{id}', stranger.seeded.ids[prefix]!)}`, options);
+      // A restore needs its record in the trash first (API.md section 12); it comes back with it.
+      if (route.path.endsWith('/restore')) expect((await stranger.api.request('DELETE', `/api/v1/${prefix}/${stranger.seeded.ids[prefix]}`)).status).toBe(204);
+      const own = await stranger.api.request(route.method, `/api/v1${concrete(route.path, stranger.seeded.ids[prefix]!)}`, options);
       expect([label, 'own record', own.status < 300 ? 'ok' : own.body]).toEqual([label, 'own record', 'ok']);
     }
-    const foreign = await changesNothing(label, () => stranger.api.request(route.method, `/api/v1${route.path.replace('{id}', owner.seeded.ids[prefix]!)}`, options));
+    const foreign = await changesNothing(label, () => stranger.api.request(route.method, `/api/v1${concrete(route.path, owner.seeded.ids[prefix]!)}`, options));
     expect([label, foreign.status, foreign.body]).toEqual([label, 404, { message: `${humanize(resourceOfPath(route))} not found.` }]);
-    // And the owner still has it, as it was.
-    expect((await owner.api.request('GET', `/api/v1/${prefix}/${owner.seeded.ids[prefix]}`)).status).toBe(200);
+    // And the owner still has it, as it was (a trashed record: in its trash).
+    if (prefix === 'trash') expect((await owner.api.request('GET', '/api/v1/trash')).body.data.map((t: { id: string }) => t.id)).toContain(owner.seeded.ids.trash);
+    else expect((await owner.api.request('GET', `/api/v1/${prefix}/${owner.seeded.ids[prefix]}`)).status).toBe(200);
   });
 });
 
@@ -302,7 +318,8 @@ function ownerIdsFor(field: GraphQLField<unknown, unknown>): string[] {
 
 describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
   const single = recordQueryFields();
-  const mutations = Object.values(schema.getMutationType()!.getFields()).filter((f) => idArguments(f).length > 0);
+  // purgeTrashed names its record by type and id: test/trash.test.ts covers it across workspaces.
+  const mutations = Object.values(schema.getMutationType()!.getFields()).filter((f) => idArguments(f).length > 0 && f.name !== 'purgeTrashed');
 
   it('covers every single-record query and every mutation that takes an id', () => {
     expect(single.length).toBeGreaterThanOrEqual(14);
@@ -330,7 +347,8 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
     const inputType = inputArg && (getNamedType(inputArg.type) as GraphQLInputObjectType);
     // An input about no record type (a replay's `since`) gets a sample of each required field.
     // (A required field the record has no value for, as a provider event's transaction reference, gets a sample.)
-    const input = inputType && (type ? { ...sampleInput(inputType), ...inputFrom(inputType, type, (n) => n) } : sampleInput(inputType));
+    const merge = name.startsWith('merge') ? (name === 'mergeContacts' ? 'contacts' : 'companies') : undefined;
+    const input = merge ? { sourceIds: [await mergeSource(merge)] } : inputType && (type ? { ...sampleInput(inputType), ...inputFrom(inputType, type, (n) => n) } : sampleInput(inputType));
     const named = getNamedType(field.type);
     const selection = isObjectType(named) ? `{ __typename }` : '';
     const args = [...idArgs.map((a) => `${a.name}: $id`), ...(inputArg ? [`${inputArg.name}: $input`] : [])];
@@ -339,8 +357,13 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
     if (!name.startsWith('delete') && type && name !== 'recordProviderEvent') {
       // On the stranger's own record (of the type the id names), the same mutation works.
       // refundPayment names a transaction: the one record type its name does not spell.
-      const named = name === 'refundPayment' ? 'PaymentTransaction' : undefined;
+      const named = name === 'refundPayment' ? 'PaymentTransaction' : name === 'mergeCompanies' ? 'Company' : undefined;
       const ownIds = [...stranger.records.entries()].filter(([t]) => (named ? t === named : name.toLowerCase().includes(t.toLowerCase()))).flatMap(([, rs]) => rs.map((r) => r.id as string));
+      // A restore needs its record in the trash first (API.md section 12); it comes back with it.
+      if (name.startsWith('restore')) {
+        const prefix = restRoutes.find((r) => r.document.includes(`${name}(`))!.path.split('/')[1]!;
+        for (const id of ownIds) expect((await stranger.api.request('DELETE', `/api/v1/${prefix}/${id}`)).status).toBe(204);
+      }
       const results = await Promise.all(ownIds.map((id) => stranger.api.graphql(document, { id, input })));
       expect([name, results.some((r) => r.body.errors === undefined) || results.map((r) => r.body.errors)]).toEqual([name, true]);
     }

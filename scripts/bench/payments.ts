@@ -61,7 +61,7 @@ for (let i = 0; i < 200; i += 1) {
   plain.push(performance.now() - started);
 }
 
-const settings = { allowPrivateNetworks: false, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments };
+const settings = { allowPrivateNetworks: false, checkoutExpiryMinutes: 30, streamBufferEvents: 1000, payments, trashRetentionDays: 30 };
 /** The reconciliation's round with nothing due (the mean of 200): its statements read only due rows, by index. */
 const round = async () => {
   const started = performance.now();

@@ -35,8 +35,8 @@ export const ANY_RESOURCE = '*';
 
 /** Whether a key holding `scopes` may do `needed`. */
 export function allows(scopes: readonly string[], needed: Scope): boolean {
-  // Every scope reads something ("write" included).
-  if (needed.resource === ANY_RESOURCE && needed.access === 'read') return scopes.length > 0;
+  // Every scope reads something ("write" included); a route of any resource that writes (the trash's purge) needs a scope that writes something, and checks the resource itself.
+  if (needed.resource === ANY_RESOURCE) return needed.access === 'read' ? scopes.length > 0 : scopes.some((s) => s === 'write' || s.endsWith(':write'));
   return scopes.some(
     (s) =>
       s === 'write' ||

@@ -28,6 +28,8 @@ interface Touched {
   kind: EventKind;
   /** The REST object before this transaction's first write to it (null for a record it created). */
   before: RestObject | null;
+  /** The moment the event names instead of its kind (`restored`, `merged`, `purged`), and what its `data` adds. */
+  label?: { name: string; data?: Record<string, unknown> };
 }
 
 const READS = new Set<Operation>(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
@@ -36,6 +38,31 @@ type Delegate = Record<Operation, (args?: Record<string, any>) => Promise<any>>;
 
 /** On a recording client: marks records about to be inserted by `insertRecords` as created. */
 const RECORD_CREATED = Symbol('record created');
+/** On a recording client: names the moment of a record's event (API.md section 12). */
+const RECORD_AS = Symbol('record as');
+/** On a recording client: a record's REST object as the transaction first saw it (null: created by it, or not written). */
+const RECORDED_BEFORE = Symbol('recorded before');
+
+/** The REST object of a record this transaction updated or deleted, as it was before its first write (no read of its own). */
+export function recordedBefore(db: object, resource: EventResource, id: string): RestObject | null {
+  const before = (db as { [RECORDED_BEFORE]?: (resource: EventResource, id: string) => RestObject | null })[RECORDED_BEFORE];
+  if (!before) throw new Error('recordedBefore: the client does not record events');
+  return before(resource, id);
+}
+
+type RecordAs = (resource: EventResource, id: string, name: string, options?: { gone?: RestObject; data?: Record<string, unknown> }) => Promise<void>;
+
+/**
+ * Names the event of a record written in this transaction after a moment of its story
+ * rather than its kind: a record inserted back is `restored`; a merge's target `merged`
+ * (even when nothing of it changed), with `data` added; a record whose last trace goes,
+ * with no live row left (`gone`: its last REST object), `purged`.
+ */
+export function recordAs(db: object, ...args: Parameters<RecordAs>): Promise<void> {
+  const mark = (db as { [RECORD_AS]?: RecordAs })[RECORD_AS];
+  if (!mark) throw new Error('recordAs: the client does not record events');
+  return mark(...args);
+}
 
 /**
  * What one transaction wrote, record by record, and the events that says. Writes reach
@@ -83,7 +110,7 @@ export class EventRecorder {
         }
         return Object.freeze(wrapped);
       },
-      { ...joining(() => client), [RECORD_CREATED]: recordCreated },
+      { ...joining(() => client), [RECORD_CREATED]: recordCreated, [RECORD_AS]: this.recordAs, [RECORDED_BEFORE]: (resource: EventResource, id: string) => this.#touched.get(`${resource} ${id}`)?.before ?? null },
     );
     return client;
   }
@@ -136,6 +163,13 @@ export class EventRecorder {
     return result;
   }
 
+  private recordAs: RecordAs = async (resource, id, name, options = {}) => {
+    const key = `${resource} ${id}`;
+    if (options.gone) this.#touched.set(key, { resource, id, kind: 'deleted', before: options.gone });
+    else if (!this.#touched.has(key)) await this.touch(resource, [id], 'updated');
+    this.#touched.get(key)!.label = { name, data: options.data };
+  };
+
   /** Records marked by a write that, in the end, wrote none of their rows: not written after all. */
   private forget(touched: Touched[], written: Set<string>): void {
     for (const t of touched) if (!written.has(t.id)) this.#touched.delete(`${t.resource} ${t.id}`);
@@ -184,12 +218,12 @@ export class EventRecorder {
       const previous = t.kind === 'updated' ? changedFields(t.before!, object) : null;
       rows.push({
         workspaceId: this.reading.workspace.id,
-        type: eventType(t.resource, t.kind, t.before as Record<string, unknown> | null, object as Record<string, unknown>),
+        type: t.label ? `${t.resource}.${t.label.name}` : eventType(t.resource, t.kind, t.before as Record<string, unknown> | null, object as Record<string, unknown>),
         resource: t.resource,
         recordId: t.id,
         actor,
         requestId: this.origin.requestId,
-        data: JSON.stringify({ object, previous_attributes: previous }),
+        data: JSON.stringify({ object, previous_attributes: previous, ...t.label?.data }),
         createdAt,
         object,
       });

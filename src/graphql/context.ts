@@ -15,6 +15,8 @@ export interface Settings {
   streamBufferEvents: number;
   /** The payment providers' adapters, the sealed secrets' keys, and how provider calls go (API.md section 11). */
   payments: Payments;
+  /** TRASH_RETENTION_DAYS: how long a deleted record stays in the trash before it is purged. */
+  trashRetentionDays: number;
 }
 
 const defaults = loadConfig({});
@@ -24,6 +26,7 @@ export const DEFAULT_SETTINGS: Settings = {
   checkoutExpiryMinutes: defaults.CHECKOUT_EXPIRY_MINUTES,
   streamBufferEvents: defaults.STREAM_BUFFER_EVENTS,
   payments: createPayments(defaults),
+  trashRetentionDays: defaults.TRASH_RETENTION_DAYS,
 };
 
 /** Who caused an event (API.md section 6); `system`: the service itself (a failing webhook endpoint disabled). */

@@ -13,6 +13,8 @@ export const ErrorCode = {
   Forbidden: 'FORBIDDEN',
   NotFound: 'NOT_FOUND',
   BadUserInput: 'BAD_USER_INPUT',
+  /** The record's state refuses the action (a restore whose unique value was taken meanwhile): REST 409. */
+  Conflict: 'CONFLICT',
   RateLimited: 'RATE_LIMITED',
   Internal: 'INTERNAL_SERVER_ERROR',
   /** The embedded database's write lock stayed taken by another process for the whole wait: try again (REST 503 with Retry-After). */
@@ -35,6 +37,10 @@ export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export function notFound(resource: string): GraphQLError {
   return new GraphQLError(`${resource} not found.`, { extensions: { code: ErrorCode.NotFound } });
+}
+
+export function conflict(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: ErrorCode.Conflict } });
 }
 
 export function invalid(errors: FieldErrors): GraphQLError {

@@ -13,6 +13,7 @@ export const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
   [ErrorCode.Forbidden]: 403,
   [ErrorCode.NotFound]: 404,
   [ErrorCode.BadUserInput]: 422,
+  [ErrorCode.Conflict]: 409,
   [ErrorCode.RateLimited]: 429,
   [ErrorCode.Internal]: 500,
   [ErrorCode.Unavailable]: 503,

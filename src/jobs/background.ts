@@ -4,6 +4,7 @@ import { counterCompactionLoop } from '../db/counter-slots.js';
 import { checkoutExpiryLoop } from '../modules/checkouts/expiry.js';
 import { reconcileLoop } from '../modules/checkouts/reconcile.js';
 import { refundRetryLoop } from '../modules/refunds/refund-retries.js';
+import { trashPurgeLoop } from '../modules/trash/purge.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { searchBackfillLoop } from '../search/backfill.js';
 import type { Service } from '../service.js';
@@ -13,7 +14,7 @@ import { type RunningLoops, startLoops } from './loops.js';
 const DEFAULTS = loadConfig({});
 
 export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
-  Partial<Pick<Config, 'CHECKOUT_EXPIRY_MINUTES' | 'WEBHOOKS_DELIVER' | 'WEBHOOK_TIMEOUT_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_DISABLE_AFTER_FAILURES' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>> & {
+  Partial<Pick<Config, 'CHECKOUT_EXPIRY_MINUTES' | 'WEBHOOKS_DELIVER' | 'WEBHOOK_TIMEOUT_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_DISABLE_AFTER_FAILURES' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'TRASH_RETENTION_DAYS'>> & {
     /** Tests: how often the delivery worker looks for due deliveries no commit of this process announced. */
     webhookPollMs?: number;
     /** Tests: the delivery worker's attempts in flight per process, and per endpoint. */
@@ -45,12 +46,13 @@ export function startBackgroundWork(service: Service, config: BackgroundConfig, 
         lagged: metrics?.webhookDeliveryLag,
       })
     : undefined;
-  const serviceSettings = { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS, payments: service.payments };
+  const serviceSettings = { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS, payments: service.payments, trashRetentionDays: settings.TRASH_RETENTION_DAYS };
   const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database), searchBackfillLoop(database.background, represent),
     checkoutExpiryLoop(database.background, represent, commits, serviceSettings),
     // Payment providers (API.md section 11): checkouts they said nothing of, and refunds they did not answer.
     reconcileLoop(database.background, represent, commits, serviceSettings),
     refundRetryLoop(database.background, represent, commits, serviceSettings),
+    trashPurgeLoop(database.background, represent, commits, serviceSettings),
     ...(worker ? [worker.loop] : [])]);
   const wake = () => loops.wake('webhook-deliveries');
   worker?.setWake((now) => loops.wake('webhook-deliveries', now));

@@ -21,6 +21,8 @@ import './checkouts/checkouts.schema.js';
 import './reports/reports.schema.js';
 import './search/search.schema.js';
 import './timeline/timeline.schema.js';
+import './trash/trash.schema.js';
+import './merge/merge.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
@@ -41,6 +43,7 @@ import { searchRoutes } from './search/search.rest.js';
 import { propertyDefinitionRoutes } from './property-definitions/property-definitions.rest.js';
 import { taskRoutes } from './tasks/tasks.rest.js';
 import { timelineRoutes } from './timeline/timeline.rest.js';
+import { trashRoutes } from './trash/trash.rest.js';
 import { noteRoutes } from './notes/notes.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
 import { userRoutes } from './users/users.rest.js';
@@ -60,6 +63,7 @@ export const restRoutes = [
   ...ticketRoutes,
   ...noteRoutes,
   ...timelineRoutes,
+  ...trashRoutes,
   ...paymentProviderAccountRoutes,
   ...paymentLinkRoutes,
   ...paymentCouponRoutes,

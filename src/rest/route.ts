@@ -49,6 +49,18 @@ export interface CsvExport {
 
 export const routes = (...list: RestRoute[]): RestRoute[] => list;
 
+/** `POST /<records>/{id}/merge` (API.md section 12): `{"source_ids": [...]}` folded into the record, answered as its GET answers it (`fragment`). */
+export function mergeRoute(path: string, mutation: string, fragment: string): RestRoute {
+  const name = /fragment (\w+)/.exec(fragment)![1]!;
+  return { method: 'POST', path: `/${path}/{id}/merge`, document: `mutation ($id: ID!, $input: MergeInput!) { ${mutation}(id: $id, input: $input) { ...${name} } } ${fragment}`, status: 200 };
+}
+
+/** `POST /<records>/{id}/restore` (API.md section 12): the record back from the trash, as its GET answers it (`fragment`). */
+export function restoreRoute(path: string, mutation: string, fragment: string): RestRoute {
+  const name = /fragment (\w+)/.exec(fragment)![1]!;
+  return { method: 'POST', path: `/${path}/{id}/restore`, document: `mutation ($id: ID!) { ${mutation}(id: $id) { ...${name} } } ${fragment}`, status: 200 };
+}
+
 /**
  * The document of a list route (`GET /contacts`): the list field with every list
  * argument its spec has (API.md sections 2 and 8), the list's `filter` type if any,

@@ -75,6 +75,9 @@ export function noteTitle(body: string): string {
   return first.length > 100 ? `${first.slice(0, 99)}…` : first;
 }
 
+/** What a record is shown by (a search hit's, a trash entry's title), from its REST object. */
+export const titleOf = (type: SearchType, object: RestObject): string => DOCUMENTS[type](object).title;
+
 /** The token that keeps a workspace's words apart from every other's, in the same index. */
 export const workspaceWord = (workspaceId: string) => `w${workspaceId.toLowerCase()}`;
 

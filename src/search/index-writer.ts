@@ -23,7 +23,7 @@ export const ENTRY_COLUMNS = ['type', 'title', 'subtitle', 'words', 'fields', 'r
 export function entryColumns(event: RecordedEvent): unknown[] {
   const type = searchTypeOf(event.resource);
   if (!type) return ENTRY_COLUMNS.map(() => null);
-  if (event.type.endsWith('.deleted')) return [type, ...ENTRY_COLUMNS.slice(1).map(() => null)];
+  if (event.type.endsWith('.deleted') || event.type.endsWith('.purged')) return [type, ...ENTRY_COLUMNS.slice(1).map(() => null)];
   const { object } = event;
   const row = searchRow(type, event.workspaceId, object);
   return [type, row.title, row.subtitle, row.words, row.fields, JSON.stringify(object), new Date(String(object.created_at))];

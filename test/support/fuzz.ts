@@ -165,6 +165,9 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
   const ticketStatus = await api.rest('POST', '/ticket-statuses', { name: `Open ${tag}` });
   const ticket = await api.rest('POST', '/tickets', { title: `Ticket ${tag}`, ticket_status_id: ticketStatus.id });
   const note = await api.rest('POST', '/notes', { body: `Note ${tag}`, author_id: user.id, contact_ids: [contact.id], company_ids: [company.id], deal_ids: [deal.id] });
+  // A task in the trash (API.md section 12): `/trash/{type}/{id}` names it as `tasks`.
+  const trashed = await api.rest('POST', '/tasks', { title: `Trashed ${tag}`, owner_ids: [user.id] });
+  await api.rest('DELETE', `/tasks/${trashed.id}`);
   const account = await api.rest('POST', '/payment-provider-accounts', { name: `Account ${tag}`, provider: 'test' });
   const link = await api.rest('POST', '/payment-links', { name: `Link ${tag}`, payment_provider_account_id: account.id, product_ids: [product.id] });
   const coupon = await api.rest('POST', '/payment-coupons', { code: `C${tag}`.replace(/[^A-Za-z0-9_-]/g, ''), type: 'amount', value: 1, payment_link_id: link.id });
@@ -192,6 +195,7 @@ export async function seedWorkspace(api: Api, tag = api.workspaceId.slice(-6).to
     'ticket-statuses': ticketStatus,
     tickets: ticket,
     notes: note,
+    trash: { id: trashed.id, type: 'tasks' },
     'payment-provider-accounts': account,
     'payment-links': link,
     'payment-coupons': coupon,

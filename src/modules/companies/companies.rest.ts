@@ -1,4 +1,4 @@
-import { exportRoute, listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes, mergeRoute, restoreRoute } from '../../rest/route.js';
 import { batchData } from '../../graphql/batch.js';
 import { COMPANY_LIST } from './companies.input.js';
 
@@ -19,4 +19,6 @@ export const companyRoutes = routes(
   { method: 'POST', path: '/companies', document: `mutation ($input: CreateCompanyInput!) { createCompany(input: $input) { ...CompanyFields } } ${COMPANY}` },
   { method: 'PUT', path: '/companies/{id}', document: `mutation ($id: ID!, $input: UpdateCompanyInput!) { updateCompany(id: $id, input: $input) { ...CompanyFields } } ${COMPANY}` },
   { method: 'DELETE', path: '/companies/{id}', document: 'mutation ($id: ID!) { deleteCompany(id: $id) }' },
+  restoreRoute('companies', 'restoreCompany', COMPANY),
+  mergeRoute('companies', 'mergeCompanies', COMPANY),
 );

@@ -3,8 +3,9 @@ import { newRow } from '../../db/tenancy.js';
 import { insertRecords } from '../../events/recorder.js';
 import { Batch, type NewRow, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import { batchInputs } from '../../graphql/inputs.js';
-import { deleteById, orNotFound } from '../../graphql/records.js';
+import { orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import type { Context } from '../../graphql/context.js';
@@ -144,6 +145,6 @@ builder.mutationFields((t) => ({
   }),
   deleteCompany: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.company, id, 'Company'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'companies', id),
   }),
 }));

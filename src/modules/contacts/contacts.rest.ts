@@ -1,5 +1,5 @@
 import { activePropertyKeys } from '../property-definitions/properties.js';
-import { exportRoute, listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes, mergeRoute, restoreRoute } from '../../rest/route.js';
 import { batchData } from '../../graphql/batch.js';
 import { CONTACT_LIST } from './contacts.input.js';
 
@@ -45,4 +45,6 @@ export const contactRoutes = routes(
   { method: 'POST', path: '/contacts', document: `mutation ($input: CreateContactInput!) { createContact(input: $input) { ...ContactFields } } ${CONTACT}` },
   { method: 'PUT', path: '/contacts/{id}', document: `mutation ($id: ID!, $input: UpdateContactInput!) { updateContact(id: $id, input: $input) { ...ContactFields } } ${CONTACT}` },
   { method: 'DELETE', path: '/contacts/{id}', document: 'mutation ($id: ID!) { deleteContact(id: $id) }' },
+  restoreRoute('contacts', 'restoreContact', CONTACT),
+  mergeRoute('contacts', 'mergeContacts', CONTACT),
 );

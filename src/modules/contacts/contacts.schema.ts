@@ -6,8 +6,9 @@ import { newRow } from '../../db/tenancy.js';
 import { insertRecords } from '../../events/recorder.js';
 import { Batch, type NewRow, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import { batchInputs } from '../../graphql/inputs.js';
-import { deleteById, orNotFound } from '../../graphql/records.js';
+import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { linkIds, preload, unknownIds, writeReferencing } from '../../validation/ids.js';
@@ -208,7 +209,7 @@ builder.mutationFields((t) => ({
   }),
   deleteContact: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.contact, id, 'Contact'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'contacts', id),
   }),
 }));
 

@@ -1,5 +1,5 @@
 import { activePropertyKeys } from '../property-definitions/properties.js';
-import { exportRoute, listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes, restoreRoute } from '../../rest/route.js';
 import { batchData } from '../../graphql/batch.js';
 import { DEAL_LIST } from './deals.input.js';
 
@@ -25,4 +25,5 @@ export const dealRoutes = routes(
   { method: 'POST', path: '/deals', document: `mutation ($input: CreateDealInput!) { createDeal(input: $input) { ...DealFields } } ${DEAL}` },
   { method: 'PUT', path: '/deals/{id}', document: `mutation ($id: ID!, $input: UpdateDealInput!) { updateDeal(id: $id, input: $input) { ...DealFields } } ${DEAL}` },
   { method: 'DELETE', path: '/deals/{id}', document: 'mutation ($id: ID!) { deleteDeal(id: $id) }' },
+  restoreRoute('deals', 'restoreDeal', DEAL),
 );

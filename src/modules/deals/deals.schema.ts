@@ -3,8 +3,9 @@ import { newRow } from '../../db/tenancy.js';
 import type { z } from 'zod';
 import { Batch, type NewRow, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import { batchInputs } from '../../graphql/inputs.js';
-import { deleteById, orNotFound } from '../../graphql/records.js';
+import { orNotFound } from '../../graphql/records.js';
 import type { Context } from '../../graphql/context.js';
 import type { FieldErrors } from '../../validation/messages.js';
 import { notFound } from '../../graphql/errors.js';
@@ -217,6 +218,6 @@ builder.mutationFields((t) => ({
   }),
   deleteDeal: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.deal, id, 'Deal'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'deals', id),
   }),
 }));

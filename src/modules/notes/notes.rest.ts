@@ -1,4 +1,4 @@
-import { exportRoute, listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes, restoreRoute } from '../../rest/route.js';
 import { NOTE_LIST } from './notes.input.js';
 
 const NOTE = 'fragment NoteFields on Note { id body pinned authorId author { id name } targets { type id title } createdAt updatedAt }';
@@ -16,4 +16,5 @@ export const noteRoutes = routes(
   { method: 'POST', path: '/notes', document: `mutation ($input: CreateNoteInput!) { createNote(input: $input) { ...NoteFields } } ${NOTE}` },
   { method: 'PUT', path: '/notes/{id}', document: `mutation ($id: ID!, $input: UpdateNoteInput!) { updateNote(id: $id, input: $input) { ...NoteFields } } ${NOTE}` },
   { method: 'DELETE', path: '/notes/{id}', document: 'mutation ($id: ID!) { deleteNote(id: $id) }' },
+  restoreRoute('notes', 'restoreNote', NOTE),
 );

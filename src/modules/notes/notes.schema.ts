@@ -2,11 +2,12 @@ import type { z } from 'zod';
 import { atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import type { Context } from '../../graphql/context.js';
 import { invalid, notFound } from '../../graphql/errors.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
-import { deleteById, orNotFound } from '../../graphql/records.js';
+import { orNotFound } from '../../graphql/records.js';
 import { linkIds, unknownId, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { CreateNoteInput, NOTE_LIST, NO_TARGET, NoteListArgs, UpdateNoteInput, targetCount } from './notes.input.js';
@@ -188,6 +189,6 @@ builder.mutationFields((t) => ({
   }),
   deleteNote: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.note, id, 'Note'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'notes', id),
   }),
 }));

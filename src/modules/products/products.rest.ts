@@ -1,4 +1,4 @@
-import { exportRoute, listDocument, routes } from '../../rest/route.js';
+import { exportRoute, listDocument, routes, restoreRoute } from '../../rest/route.js';
 import { batchData } from '../../graphql/batch.js';
 import { PRODUCT_LIST } from './products.input.js';
 
@@ -47,4 +47,5 @@ export const productRoutes = routes(
     path: '/products/{id}',
     document: `mutation ($id: ID!) { deleteProduct(id: $id) }`,
   },
+  restoreRoute('products', 'restoreProduct', PRODUCT),
 );

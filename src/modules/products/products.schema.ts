@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import { Batch, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import type { Context } from '../../graphql/context.js';
 import { batchInputs } from '../../graphql/inputs.js';
-import { deleteById, orNotFound } from '../../graphql/records.js';
+import { orNotFound } from '../../graphql/records.js';
 import { notFound } from '../../graphql/errors.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { matching } from '../../db/search.js';
@@ -156,6 +157,6 @@ builder.mutationFields((t) => ({
   }),
   deleteProduct: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.product, id, 'Product'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'products', id),
   }),
 }));

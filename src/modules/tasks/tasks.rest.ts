@@ -1,5 +1,5 @@
 import { batchData } from '../../graphql/batch.js';
-import { listDocument, routes } from '../../rest/route.js';
+import { listDocument, routes, restoreRoute } from '../../rest/route.js';
 import { TASK_LIST } from './tasks.input.js';
 
 const TASK = 'fragment TaskFields on Task { id title description dueDate isDone priority position createdAt updatedAt }';
@@ -17,4 +17,5 @@ export const taskRoutes = routes(
   { method: 'POST', path: '/tasks', document: `mutation ($input: CreateTaskInput!) { createTask(input: $input) { ...TaskFields } } ${TASK}` },
   { method: 'PUT', path: '/tasks/{id}', document: `mutation ($id: ID!, $input: UpdateTaskInput!) { updateTask(id: $id, input: $input) { ...TaskFields } } ${TASK}` },
   { method: 'DELETE', path: '/tasks/{id}', document: 'mutation ($id: ID!) { deleteTask(id: $id) }' },
+  restoreRoute('tasks', 'restoreTask', TASK),
 );

@@ -3,11 +3,12 @@ import { newRow } from '../../db/tenancy.js';
 import type { z } from 'zod';
 import { Batch, type NewRow, inOrder, insertInRuns } from '../../graphql/batch.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import { batchInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
-import { deleteById, orNotFound } from '../../graphql/records.js';
+import { orNotFound } from '../../graphql/records.js';
 import { linkIds, preload, unknownIds, writeReferencing } from '../../validation/ids.js';
 import { parseInput } from '../../validation/parse.js';
 import { TASK_LIST, CreateTaskInput, TASK_PRIORITIES, TaskListArgs, UpdateTaskInput } from './tasks.input.js';
@@ -170,6 +171,6 @@ builder.mutationFields((t) => ({
   }),
   deleteTask: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.task, id, 'Task'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'tasks', id),
   }),
 }));

@@ -1,4 +1,4 @@
-import { listDocument, routes } from '../../rest/route.js';
+import { listDocument, routes, restoreRoute } from '../../rest/route.js';
 import { TICKET_LIST, TICKET_STATUS_LIST } from './tickets.input.js';
 
 const STATUS = 'fragment TicketStatusFields on TicketStatus { id name order isClosed createdAt updatedAt }';
@@ -34,4 +34,5 @@ export const ticketRoutes = routes(
   { method: 'POST', path: '/tickets', document: `mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ...TicketFields } } ${TICKET}` },
   { method: 'PUT', path: '/tickets/{id}', document: `mutation ($id: ID!, $input: UpdateTicketInput!) { updateTicket(id: $id, input: $input) { ...TicketFields } } ${TICKET}` },
   { method: 'DELETE', path: '/tickets/{id}', document: 'mutation ($id: ID!) { deleteTicket(id: $id) }' },
+  restoreRoute('tickets', 'restoreTicket', TICKET),
 );

@@ -1,6 +1,7 @@
 import { type Tx, atomically, lockRow } from '../../db/locks.js';
 import { newRow } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
+import { moveToTrash } from '../trash/trash.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import type { Context } from '../../graphql/context.js';
 import { notFound } from '../../graphql/errors.js';
@@ -180,6 +181,6 @@ builder.mutationFields((t) => ({
   }),
   deleteTicket: t.id({
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => deleteById(ctx.db.ticket, id, 'Ticket'),
+    resolve: (_root, { id }, ctx) => moveToTrash(ctx, 'tickets', id),
   }),
 }));

@@ -259,6 +259,16 @@ const cases: Record<string, Case> = {
     await doomedInTrash('/tasks', { title: 'Gone' });
     return [{ path: '/trash?type=tasks&per_page=5' }, { path: '/trash?cursor=&sort=deleted_at' }];
   },
+  'GET /contacts/duplicates': async () => {
+    await doomed('/contacts', { first_name: 'Twin', last_name: 'One', email: `twin-${unique()}@dup.example` });
+    await doomed('/contacts', { first_name: 'twin', last_name: 'one', email: `twin-${unique()}@dup.example` });
+    return [{ path: '/contacts/duplicates?per_page=1' }, { path: '/contacts/duplicates?cursor=' }];
+  },
+  'GET /companies/duplicates': async () => {
+    await doomed('/companies', { name: 'Dup Inc' });
+    await doomed('/companies', { name: 'dup' });
+    return [{ path: '/companies/duplicates' }];
+  },
   'POST /contacts/{id}/merge': async () => [{ path: `/contacts/${await doomed('/contacts', TRASHED.contacts!())}/merge`, body: { source_ids: [await doomed('/contacts', TRASHED.contacts!())] } }],
   'POST /companies/{id}/merge': async () => [{ path: `/companies/${await doomed('/companies', { name: 'Keep' })}/merge`, body: { source_ids: [await doomed('/companies', { name: 'Fold' })] } }],
   'DELETE /trash/{type}/{id}': async () => [{ path: `/trash/tasks/${await doomedInTrash('/tasks', { title: 'Gone' })}` }],

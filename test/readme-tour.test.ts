@@ -14,7 +14,7 @@ import { type ServiceProcess, startProcess } from './support/process.js';
 // for it, fails the test.
 
 /** The tour's sections, in the README's order. */
-const SECTIONS = ['Try it', 'Webhooks', 'Taking payments', 'Syncing', 'Importing and exporting', 'Live updates, search and reports'];
+const SECTIONS = ['Try it', 'Webhooks', 'Taking payments', 'Syncing', 'Importing and exporting', 'Live updates, search and reports', "A customer's whole story"];
 
 interface Command {
   section: string;

@@ -23,6 +23,7 @@ import './search/search.schema.js';
 import './timeline/timeline.schema.js';
 import './trash/trash.schema.js';
 import './merge/merge.schema.js';
+import './duplicates/duplicates.schema.js';
 // Last: it adds `history` to every record type above.
 import './events/events.schema.js';
 import { companyRoutes } from './companies/companies.rest.js';
@@ -44,6 +45,7 @@ import { propertyDefinitionRoutes } from './property-definitions/property-defini
 import { taskRoutes } from './tasks/tasks.rest.js';
 import { timelineRoutes } from './timeline/timeline.rest.js';
 import { trashRoutes } from './trash/trash.rest.js';
+import { duplicateRoutes } from './duplicates/duplicates.rest.js';
 import { noteRoutes } from './notes/notes.rest.js';
 import { ticketRoutes, ticketStatusRoutes } from './tickets/tickets.rest.js';
 import { userRoutes } from './users/users.rest.js';
@@ -64,6 +66,7 @@ export const restRoutes = [
   ...noteRoutes,
   ...timelineRoutes,
   ...trashRoutes,
+  ...duplicateRoutes,
   ...paymentProviderAccountRoutes,
   ...paymentLinkRoutes,
   ...paymentCouponRoutes,

@@ -394,7 +394,7 @@ const LIST_PARAMETERS: Record<string, string> = {
 function queryVariables(schema: GraphQLSchema, route: CompiledRoute, search: URLSearchParams) {
   const { compiled, parameters = {} } = route;
   const names = compiled.variableNames;
-  if (!names.has('page') && !names.has('filter') && Object.keys(parameters).length === 0) return { variables: {}, errors: {} };
+  if (!Object.values(LIST_PARAMETERS).some((v) => names.has(v)) && !names.has('filter') && Object.keys(parameters).length === 0) return { variables: {}, errors: {} };
   // Keys come from the client: maps without a prototype, so `constructor` or `__proto__` is just an unknown parameter.
   const raw: Record<string, unknown> = Object.create(null);
   const filter: Record<string, unknown> = Object.create(null);

@@ -1,0 +1,151 @@
+import type { Context } from '../../graphql/context.js';
+import { decodeCursor, encodeCursor } from '../../graphql/cursors.js';
+import { invalid } from '../../graphql/errors.js';
+import type { OrderKey } from '../../graphql/sorting.js';
+
+/** Groups of records that are likely one (API.md section 12). */
+export interface DuplicateGroup {
+  reason: 'phone' | 'name' | 'domain';
+  ids: string[];
+}
+
+export interface DuplicatePage {
+  data: DuplicateGroup[];
+  perPage: number;
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+export type DuplicateType = 'contacts' | 'companies';
+
+/** Rows read per statement: the workspace's records are walked by id, a batch at a time. */
+const BATCH = 2_000;
+
+/** Text compared ignoring case, accents and runs of spaces. */
+export const folded = (text: string | null | undefined) =>
+  (text ?? '')
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** A company's name without a trailing legal form (Inc, Ltd, LLC, GmbH, S.A., Ltda, ME). */
+export const companyNameKey = (name: string) => folded(name).replace(/[\s,]+(inc|ltd|llc|gmbh|s\.?\s?a|ltda|me)\.?$/u, '').replace(/[.,]+$/u, '').trim();
+const domainKey = (domain: string | null) => folded(domain).replace(/^www\./, '');
+
+/** Two phones are one when their digits are the same, or one's end with the other's of at least 8 digits (a country or area code left out). */
+const samePhone = (a: string, b: string) => {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short === long || (short.length >= 8 && long.endsWith(short));
+};
+
+/**
+ * Records grouped by normalized keys, in one pass over the workspace's records (each
+ * compared only with those sharing a key): the cost grows with the number of records,
+ * never with its square. A bucket's members are joined when the rule holds between them
+ * (union-find), so a phone without its country code joins both the full number and
+ * another short form.
+ */
+class Buckets {
+  readonly #buckets = new Map<string, { id: string; value: string; extra: Set<string> }[]>();
+  add(key: string, member: { id: string; value: string; extra?: Iterable<string> }) {
+    if (!key) return;
+    const list = this.#buckets.get(key) ?? this.#buckets.set(key, []).get(key)!;
+    list.push({ id: member.id, value: member.value, extra: new Set(member.extra ?? []) });
+  }
+
+  groups(reason: DuplicateGroup['reason'], same: (a: { value: string; extra: Set<string> }, b: { value: string; extra: Set<string> }) => boolean): DuplicateGroup[] {
+    const out: DuplicateGroup[] = [];
+    for (const members of this.#buckets.values()) {
+      if (members.length < 2) continue;
+      const parent = members.map((_, i) => i);
+      const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+      for (let i = 0; i < members.length; i += 1) for (let j = i + 1; j < members.length; j += 1) if (same(members[i]!, members[j]!)) parent[root(i)] = root(j);
+      const byRoot = new Map<number, Set<string>>();
+      members.forEach((m, i) => (byRoot.get(root(i)) ?? byRoot.set(root(i), new Set()).get(root(i))!).add(m.id));
+      for (const ids of byRoot.values()) if (ids.size >= 2) out.push({ reason, ids: [...ids].sort() });
+    }
+    return out;
+  }
+}
+
+async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
+  const phoneKeys = (await ctx.db.propertyDefinition.findMany({ where: { object: 'contact', type: 'phone' }, select: { key: true } })).map((d) => d.key);
+  const phones = new Buckets();
+  const names = new Buckets();
+  let after: string | undefined;
+  for (;;) {
+    const rows = await ctx.db.contact.findMany({
+      where: after ? { id: { gt: after } } : {},
+      orderBy: { id: 'asc' },
+      take: BATCH,
+      select: { id: true, firstName: true, lastName: true, email: true, properties: true, companies: { select: { id: true } } },
+    });
+    for (const row of rows) {
+      const properties = (row.properties ?? {}) as Record<string, unknown>;
+      for (const key of phoneKeys) {
+        const digits = typeof properties[key] === 'string' ? (properties[key] as string).replace(/\D/g, '') : '';
+        // Bucketed by the last 8 digits (or all, when fewer): two that match always share it.
+        if (digits) phones.add(digits.slice(-8), { id: row.id, value: digits });
+      }
+      const domain = row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
+      names.add(folded(`${row.firstName} ${row.lastName ?? ''}`), { id: row.id, value: domain, extra: row.companies.map((c) => c.id) });
+    }
+    if (rows.length < BATCH) break;
+    after = rows.at(-1)!.id;
+  }
+  return [
+    ...phones.groups('phone', (a, b) => samePhone(a.value, b.value)),
+    // The same name, and a company or an e-mail domain in common.
+    ...names.groups('name', (a, b) => a.value === b.value || [...a.extra].some((id) => b.extra.has(id))),
+  ];
+}
+
+async function companyGroups(ctx: Context): Promise<DuplicateGroup[]> {
+  const domains = new Buckets();
+  const names = new Buckets();
+  let after: string | undefined;
+  for (;;) {
+    const rows = await ctx.db.company.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, name: true, domain: true } });
+    for (const row of rows) {
+      domains.add(domainKey(row.domain), { id: row.id, value: '' });
+      names.add(companyNameKey(row.name), { id: row.id, value: '' });
+    }
+    if (rows.length < BATCH) break;
+    after = rows.at(-1)!.id;
+  }
+  return [...domains.groups('domain', () => true), ...names.groups('name', () => true)];
+}
+
+const KEYS: OrderKey[] = [{ name: 'key', field: 'key', type: 'String', nullable: false, desc: false, nullsFirst: false }];
+/** A group's place in the answer: its first id, then its reason. */
+const keyOf = (group: DuplicateGroup) => `${group.ids[0]} ${group.reason}`;
+
+/** A page of the workspace's duplicate groups, by cursor (the envelope of section 8). */
+export async function duplicatesPage(ctx: Context, type: DuplicateType, args: { perPage: number; cursor?: string }): Promise<DuplicatePage> {
+  let position: { forward: boolean; key: string } | undefined;
+  if (args.cursor) {
+    const decoded = decodeCursor(args.cursor, `duplicates:${type}`, KEYS, '');
+    if (!decoded) throw invalid({ cursor: ['The cursor is invalid: it was not given by this list.'] });
+    position = { forward: decoded.forward, key: decoded.values[0] as string };
+  }
+  const groups = (type === 'contacts' ? await contactGroups(ctx) : await companyGroups(ctx)).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  let start = 0;
+  let end = groups.length;
+  if (position?.forward) start = groups.findIndex((g) => keyOf(g) > position.key) === -1 ? groups.length : groups.findIndex((g) => keyOf(g) > position.key);
+  if (position && !position.forward) {
+    end = groups.findIndex((g) => keyOf(g) >= position.key);
+    if (end === -1) end = groups.length;
+    start = Math.max(0, end - args.perPage);
+  }
+  const data = groups.slice(start, position && !position.forward ? end : start + args.perPage);
+  const cursorAt = (group: DuplicateGroup | undefined, forward: boolean) => (group ? encodeCursor(`duplicates:${type}`, '', forward, KEYS, { key: keyOf(group) }) : null);
+  const last = start + data.length;
+  return {
+    data,
+    perPage: args.perPage,
+    nextCursor: last < groups.length ? cursorAt(data.at(-1), true) : null,
+    prevCursor: start > 0 ? cursorAt(data[0], false) : null,
+  };
+}

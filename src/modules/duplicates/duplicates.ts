@@ -1,4 +1,4 @@
-import type { Context } from '../../graphql/context.js';
+import { type Context, longReadsOf } from '../../graphql/context.js';
 import { decodeCursor, encodeCursor } from '../../graphql/cursors.js';
 import { invalid } from '../../graphql/errors.js';
 import type { OrderKey } from '../../graphql/sorting.js';
@@ -19,7 +19,7 @@ export interface DuplicatePage {
 export type DuplicateType = 'contacts' | 'companies';
 
 /** Rows read per statement: the workspace's records are walked by id, a batch at a time. */
-const BATCH = 2_000;
+const BATCH = 5_000;
 
 /** Text compared ignoring case, accents and runs of spaces. */
 export const folded = (text: string | null | undefined) =>
@@ -55,6 +55,16 @@ class Buckets {
     list.push({ id: member.id, value: member.value, extra: new Set(member.extra ?? []) });
   }
 
+  /** The ids of records that share a key with another: the only ones a rule compares. */
+  shared(): string[] {
+    return [...this.#buckets.values()].filter((members) => members.length > 1).flatMap((members) => members.map((m) => m.id));
+  }
+
+  /** Adds to the `extra` of a record's entries (what the rule compares beside the value). */
+  extend(extras: Map<string, string[]>) {
+    for (const members of this.#buckets.values()) for (const m of members) for (const e of extras.get(m.id) ?? []) m.extra.add(e);
+  }
+
   groups(reason: DuplicateGroup['reason'], same: (a: { value: string; extra: Set<string> }, b: { value: string; extra: Set<string> }) => boolean): DuplicateGroup[] {
     const out: DuplicateGroup[] = [];
     for (const members of this.#buckets.values()) {
@@ -71,16 +81,17 @@ class Buckets {
 }
 
 async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
-  const phoneKeys = (await ctx.db.propertyDefinition.findMany({ where: { object: 'contact', type: 'phone' }, select: { key: true } })).map((d) => d.key);
+  const db = longReadsOf(ctx);
+  const phoneKeys = (await db.propertyDefinition.findMany({ where: { object: 'contact', type: 'phone' }, select: { key: true } })).map((d) => d.key);
   const phones = new Buckets();
   const names = new Buckets();
   let after: string | undefined;
   for (;;) {
-    const rows = await ctx.db.contact.findMany({
+    const rows = await db.contact.findMany({
       where: after ? { id: { gt: after } } : {},
       orderBy: { id: 'asc' },
       take: BATCH,
-      select: { id: true, firstName: true, lastName: true, email: true, properties: true, companies: { select: { id: true } } },
+      select: { id: true, firstName: true, lastName: true, email: true, properties: true },
     });
     for (const row of rows) {
       const properties = (row.properties ?? {}) as Record<string, unknown>;
@@ -90,11 +101,21 @@ async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
         if (digits) phones.add(digits.slice(-8), { id: row.id, value: digits });
       }
       const domain = row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
-      names.add(folded(`${row.firstName} ${row.lastName ?? ''}`), { id: row.id, value: domain, extra: row.companies.map((c) => c.id) });
+      names.add(folded(`${row.firstName} ${row.lastName ?? ''}`), { id: row.id, value: domain });
     }
     if (rows.length < BATCH) break;
     after = rows.at(-1)!.id;
+    // A heavy read lets the short requests through between its pages (API.md section 5).
+    await ctx.nextLongReadPage?.();
   }
+  // The companies only of the contacts that share a name with another: a few, not the workspace.
+  const named = names.shared();
+  const companies = new Map<string, string[]>();
+  for (let start = 0; start < named.length; start += BATCH) {
+    const rows = await db.contact.findMany({ where: { id: { in: named.slice(start, start + BATCH) } }, select: { id: true, companies: { select: { id: true } } } });
+    for (const row of rows) companies.set(row.id, row.companies.map((c) => c.id));
+  }
+  names.extend(companies);
   return [
     ...phones.groups('phone', (a, b) => samePhone(a.value, b.value)),
     // The same name, and a company or an e-mail domain in common.
@@ -103,17 +124,19 @@ async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
 }
 
 async function companyGroups(ctx: Context): Promise<DuplicateGroup[]> {
+  const db = longReadsOf(ctx);
   const domains = new Buckets();
   const names = new Buckets();
   let after: string | undefined;
   for (;;) {
-    const rows = await ctx.db.company.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, name: true, domain: true } });
+    const rows = await db.company.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, name: true, domain: true } });
     for (const row of rows) {
       domains.add(domainKey(row.domain), { id: row.id, value: '' });
       names.add(companyNameKey(row.name), { id: row.id, value: '' });
     }
     if (rows.length < BATCH) break;
     after = rows.at(-1)!.id;
+    await ctx.nextLongReadPage?.();
   }
   return [...domains.groups('domain', () => true), ...names.groups('name', () => true)];
 }

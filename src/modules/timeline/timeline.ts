@@ -1,4 +1,5 @@
 import { eventPayload } from '../../events/deliveries.js';
+import { Prisma } from '../../generated/sqlite/client.js';
 import type { Context } from '../../graphql/context.js';
 import { type Cursor, decodeCursor, encodeCursor } from '../../graphql/cursors.js';
 import { invalid } from '../../graphql/errors.js';
@@ -43,7 +44,8 @@ export interface TimelinePage {
 const KEYS: OrderKey[] = [{ name: 'id', field: 'id', type: 'String', nullable: false, desc: true, nullsFirst: false }];
 const LIST = 'timeline';
 
-const NOTE_TARGET = { contact: 'contacts', company: 'companies', deal: 'deals' } as const;
+/** The link table of a record's notes: `A` the record (first in alphabetical order), `B` the note. */
+const NOTE_LINKS = { contact: '_NoteContacts', company: '_NoteCompanies', deal: '_NoteDeals' } as const;
 /** Fields whose change a person does not read as one: the time of the change itself. */
 const UNSHOWN = new Set(['updated_at']);
 /** Related records a change names by their names (a deal's stage, its owner). */
@@ -62,7 +64,7 @@ export async function timelinePage(ctx: Context, owner: TimelineOwner, recordId:
   const window = { where: bound === undefined ? {} : { id: forward ? { lt: bound } : { gt: bound } }, orderBy: { id: forward ? ('desc' as const) : ('asc' as const) }, take: perPage + 1 };
 
   const read: Promise<TimelineItem[]>[] = [];
-  if (kinds.includes('note')) read.push(notes(ctx, owner, recordId, window));
+  if (kinds.includes('note')) read.push(notes(ctx, owner, recordId, window, bound === undefined ? undefined : { id: bound, before: forward }));
   if (kinds.includes('change')) read.push(changes(ctx, owner, recordId, window));
   if (kinds.includes('payment') && owner === 'contact') read.push(payments(ctx, recordId, window));
   const merged = (await Promise.all(read)).flat().sort((a, b) => (a.id < b.id ? 1 : -1) * (forward ? 1 : -1));
@@ -80,8 +82,14 @@ export async function timelinePage(ctx: Context, owner: TimelineOwner, recordId:
 
 type Window = { where: object; orderBy: { id: 'asc' | 'desc' }; take: number };
 
-async function notes(ctx: Context, owner: TimelineOwner, recordId: string, window: Window): Promise<TimelineItem[]> {
-  const rows = await ctx.db.note.findMany({ where: { [NOTE_TARGET[owner]]: { some: { id: recordId } }, ...window.where }, orderBy: window.orderBy, take: window.take, select: NOTE_RECORD_SELECT });
+async function notes(ctx: Context, owner: TimelineOwner, recordId: string, window: Window, bound: { id: string; before: boolean } | undefined): Promise<TimelineItem[]> {
+  // The page's note ids straight from the link table's primary key (record, note): a keyset
+  // read whatever the number of notes (a join through Note sorts all of the record's).
+  const table = Prisma.raw(`"${NOTE_LINKS[owner]}"`);
+  const position = bound ? (bound.before ? Prisma.sql`AND "B" < ${bound.id}` : Prisma.sql`AND "B" > ${bound.id}`) : Prisma.empty;
+  const order = Prisma.raw(window.orderBy.id === 'desc' ? 'DESC' : 'ASC');
+  const linked = await ctx.db.$queryRaw<{ B: string }[]>`SELECT "B" FROM ${table} WHERE "A" = ${recordId} ${position} ORDER BY "B" ${order} LIMIT ${window.take}`;
+  const rows = await ctx.db.note.findMany({ where: { id: { in: linked.map((l) => l.B) } }, select: NOTE_RECORD_SELECT });
   return rows.map((note) => ({ kind: 'note', id: note.id, occurredAt: note.createdAt, summary: noteTitle(note.body), record: noteRecord(note), changes: null }));
 }
 

@@ -3,7 +3,9 @@
 // A customer's whole story (issue 45) at scale, in one process on a fresh database:
 // - a timeline page of a contact with `--items` notes and changes (default 100,000): the
 //   first page and a page deep in the walk (the cost should not grow with the history);
-// - the duplicates of `--contacts` contacts (default 100,000), a tenth of them twins.
+// - the duplicates of `--contacts` contacts (default 100,000), a tenth of them twins;
+// - a list and a GET by id of contacts, before and after a tenth of them went to the trash
+//   (search is left out: rows inserted in bulk are not in its index).
 // Rows are inserted in bulk (createMany), not through the API. Never part of npm test.
 import { parseArgs } from 'node:util';
 import { createKey } from '../../src/auth/api-keys.js';
@@ -87,6 +89,25 @@ for (let i = 0; i < 5; i += 1) {
 }
 duplicates.sort((a, b) => a - b);
 
+// 3. Reads with a tenth of the contacts in the trash, against the same reads before.
+const reads = async () => {
+  const sample = (await prisma.contact.findMany({ where: { workspaceId }, select: { id: true }, take: 200, skip: 5_000 })).map((c) => c.id);
+  const list: number[] = [];
+  const byId: number[] = [];
+  for (let i = 0; i < 200; i += 1) {
+    list.push((await get('/contacts?per_page=25')).ms);
+    byId.push((await get(`/contacts/${sample[i % sample.length]}`)).ms);
+  }
+  return [list, byId].map((times) => times.sort((a, b) => a - b));
+};
+const live = await reads();
+process.stderr.write(`moving ${CONTACTS / 10} contacts to the trash...\n`);
+const doomed = (await prisma.contact.findMany({ where: { workspaceId, firstName: { startsWith: 'Person' } }, select: { id: true }, take: CONTACTS / 10, orderBy: { id: 'desc' } })).map((c) => c.id);
+for (let i = 0; i < doomed.length; i += 50) {
+  await Promise.all(doomed.slice(i, i + 50).map((id) => fetch(`${server.url}/api/v1/contacts/${id}`, { method: 'DELETE', headers: { 'X-Api-Key': key } }).then((r) => r.arrayBuffer())));
+}
+const trashed = await reads();
+
 const ms = (sorted: number[], p: number) => percentile(sorted, p).toFixed(1);
 console.log(`database: ${target.provider}; one contact with ${ITEMS + 1} timeline items; ${CONTACTS} contacts for duplicates\n`);
 console.log('| figure | p50 (ms) | p95 (ms) |');
@@ -94,6 +115,11 @@ console.log('| --- | ---: | ---: |');
 console.log(`| timeline, first page of 25 (200 requests) | ${ms(first, 50)} | ${ms(first, 95)} |`);
 console.log(`| timeline, a page 4,000 items in (200 requests) | ${ms(deep, 50)} | ${ms(deep, 95)} |`);
 console.log(`| duplicates of ${CONTACTS} contacts, first page (5 requests; ${groups} groups shown) | ${ms(duplicates, 50)} | ${ms(duplicates, 95)} |`);
+const names = ['GET /contacts?per_page=25', 'GET /contacts/{id}'];
+names.forEach((name, i) => {
+  console.log(`| ${name}, all live (200 requests) | ${ms(live[i]!, 50)} | ${ms(live[i]!, 95)} |`);
+  console.log(`| ${name}, a tenth in the trash (200 requests) | ${ms(trashed[i]!, 50)} | ${ms(trashed[i]!, 95)} |`);
+});
 
 await server.close();
 await database.close();

@@ -117,4 +117,14 @@ describe('merging contacts', () => {
       expect(live).toContain(company.contactIds[0]);
     }
   });
+
+  it('gives a record restored after a merge its links to the merged record', async () => {
+    const api = await newClient(app);
+    const [target, source] = [(await api.post('/contacts', { first_name: 'Keep', email: 'keep@example.com' })).body, (await api.post('/contacts', { first_name: 'Fold', email: 'fold@example.com' })).body];
+    const company = (await api.post('/companies', { name: 'Acme', contact_ids: [source.id] })).body;
+    expect((await api.delete(`/companies/${company.id}`)).status).toBe(204);
+    expect((await api.post(`/contacts/${target.id}/merge`, { source_ids: [source.id] })).status).toBe(200);
+    expect((await api.post(`/companies/${company.id}/restore`)).status).toBe(200);
+    expect((await api.graphql('query($id: ID!) { company(id: $id) { contactIds } }', { id: company.id })).body.data.company.contactIds).toEqual([target.id]);
+  });
 });

@@ -131,8 +131,8 @@ export async function moveToTrash(ctx: Context, type: TrashType, id: string, opt
 
 /**
  * POST /{type}/{id}/restore: the record back as it was, with its links to records that
- * are not in the trash; a link to one that is goes into that one's trash row, so that it
- * comes back with it. 404 when it is not in the trash; 409 when it was merged, when a
+ * are not in the trash (one merged away meanwhile: the record it was merged into); a link
+ * to one that is goes into that one's trash row, so that it comes back with it. 404 when it is not in the trash; 409 when it was merged, when a
  * unique value of it was taken meanwhile, or a record it must name is gone.
  */
 export async function restoreFromTrash(ctx: Context, type: TrashType, id: string): Promise<void> {
@@ -159,9 +159,16 @@ export async function restoreFromTrash(ctx: Context, type: TrashType, id: string
   for (const link of shape.links) {
     const ids = links[link.field] ?? [];
     if (ids.length === 0) continue;
-    const found = new Set((await delegate(ctx, delegateOf(link.model)).findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id as string));
-    connect[link.field] = { connect: ids.filter((other) => found.has(other)).map((other) => ({ id: other })) };
-    await keepForLater(ctx, link.opposite, ids.filter((other) => !found.has(other)), id);
+    const others = delegate(ctx, delegateOf(link.model));
+    const found = new Set((await others.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id as string));
+    const missing = ids.filter((other) => !found.has(other));
+    // A linked record merged away meanwhile is the record it was merged into now.
+    const merged = missing.length ? await ctx.db.trashedRecord.findMany({ where: { id: { in: missing }, mergedInto: { not: null } }, select: { id: true, mergedInto: true } }) : [];
+    const into = merged.map((m) => m.mergedInto!);
+    const liveInto = new Set(into.length ? (await others.findMany({ where: { id: { in: into } }, select: { id: true } })).map((r) => r.id as string) : []);
+    connect[link.field] = { connect: [...new Set([...found, ...liveInto])].map((other) => ({ id: other })) };
+    const mergedIds = new Set(merged.map((m) => m.id));
+    await keepForLater(ctx, link.opposite, missing.filter((other) => !mergedIds.has(other)), id);
   }
   await ctx.db.trashedRecord.delete({ where: { id } });
   // The scalar keys stay keys: Prisma takes `workspaceId` and the others as the unchecked input.

@@ -250,6 +250,7 @@ function describeRoute(schema: GraphQLSchema, route: RestRoute): BuiltRoute {
 
 /** `body` with the field at `path` optional and never null (the adapter leaves it out when null). */
 function optionalWhenNull(body: Node, path: string[], label: string): Node {
+  if (body.shape.kind === 'list') return { ...body, shape: { ...body.shape, item: optionalWhenNull(body.shape.item, path, label) } };
   const [key, ...rest] = path;
   if (body.shape.kind !== 'object') throw new Error(`REST route ${label}: omitWhenNull names ${key} under something that is not an object`);
   const fields = body.shape.fields.map((f) => {

@@ -357,6 +357,8 @@ export function createRestAdapter(
 /** Deletes the key at `path` under `value` when it is null (API.md shows some keys only when they hold something). */
 function withoutNull(value: unknown, path: string[]): void {
   if (typeof value !== 'object' || value === null) return;
+  // A list: each of its items (a timeline's `data.changes`).
+  if (Array.isArray(value)) return value.forEach((item) => withoutNull(item, path));
   const [key, ...rest] = path;
   const object = value as Record<string, unknown>;
   if (rest.length > 0) withoutNull(object[key!], rest);

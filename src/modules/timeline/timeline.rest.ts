@@ -8,6 +8,8 @@ const timelineRoute = (path: 'contacts' | 'companies' | 'deals', field: 'contact
   path: `/${path}/{id}/timeline` as const,
   parameters: { kinds: 'kinds' },
   operationId: `list${field[0]!.toUpperCase()}${field.slice(1)}Timeline`,
+  // Items are {kind, id, occurred_at, summary, record} (API.md section 12); an update's item adds its `changes`.
+  omitWhenNull: ['data.changes'],
   document: `query ($id: ID!, $perPage: Int, $cursor: String, $kinds: [String!]) { ${field}(id: $id) { timeline(first: $perPage, after: $cursor, kinds: $kinds) ${PAGE} } }`,
   unwrap: (data: Record<string, { timeline: unknown }>) => data[field]!.timeline,
 });

@@ -1,7 +1,8 @@
 import { exportRoute, listDocument, routes, restoreRoute } from '../../rest/route.js';
 import { NOTE_LIST } from './notes.input.js';
 
-const NOTE = 'fragment NoteFields on Note { id body pinned authorId author { id name } targets { type id title } createdAt updatedAt }';
+// `author_id` and the id arrays are the request's (API.md section 12); the answer shows `author` and `targets`.
+const NOTE = 'fragment NoteFields on Note { id body pinned author { id name } targets { type id title } createdAt updatedAt }';
 
 export const noteRoutes = routes(
   {

@@ -62,7 +62,6 @@ export function noteRecord(note: TargetRows & { id: string; body: string; pinned
     id: note.id,
     body: note.body,
     pinned: note.pinned,
-    author_id: note.authorId,
     author: note.author,
     targets: noteTargets(note),
     created_at: note.createdAt.toISOString(),

@@ -4,7 +4,7 @@ import { expireCheckouts } from '../src/modules/checkouts/expiry.js';
 import { reconcileCheckouts } from '../src/modules/checkouts/reconcile.js';
 import { retryRefunds } from '../src/modules/refunds/refund-retries.js';
 import type { Settings } from '../src/graphql/context.js';
-import { type Client, type TestApp, newClient, send, startApp } from './support/app.js';
+import { type Client, type TestApp, countStatements, newClient, send, startApp } from './support/app.js';
 import { type AsaasFake, SAMPLE_CPF, startAsaasFake } from './support/fakes/asaas.js';
 import { type StripeFake, startStripeFake, stripeSignatureHeader } from './support/fakes/stripe.js';
 import { represent } from './support/schema.js';
@@ -27,6 +27,9 @@ afterAll(async () => {
   await Promise.all([stripe.close(), asaas.close()]);
 });
 
+/** The statements of one Stripe delivery (a checkout paid), pinned: SQLite loads each relation by a statement of its own. */
+const SENT_SQLITE = 23;
+const SENT_PG = 16;
 const later = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
 interface Shop {
@@ -77,6 +80,22 @@ describe('Stripe: payments reported by webhook', () => {
     expect(paid.status).toBe('paid');
     expect(paid.events.map((e: { type: string }) => e.type)).toEqual(['payment.paid']);
     expect(stripe.deliveries.filter((d) => d.url === shop.account.webhook_url).map((d) => d.status)).toEqual([200, 200]);
+  });
+
+  it('records a delivery in a fixed number of statements', async () => {
+    const shop = await stripeShop();
+    const { session } = await checkout(shop);
+    await withWebhooks('hold', () => stripe.pay(session.id));
+    const event = stripe.events.at(-1)!;
+    const body = JSON.stringify(event);
+    const sent = await countStatements(app, async () => {
+      const res = await send(shop.account.webhook_url, 'POST', { raw: body, headers: { 'Content-Type': 'application/json', 'Stripe-Signature': stripeSignatureHeader(shop.secret, body) } });
+      expect(res.status).toBe(200);
+    });
+    // The account and its workspace; in the transaction: the receipt, the checkout, the latest event, the charge's
+    // reference, the event's dedupe, the lock, the transaction's REST object before and after, the event, its
+    // status, the checkout's settling (expiry and reconciliation at once), the turn, the log's INSERT, COMMIT.
+    expect(sent).toBe(app.provider === 'postgresql' ? SENT_PG : SENT_SQLITE);
   });
 
   it('takes an async method on its way as processing, then paid; and the same events in reverse order end the same', async () => {

@@ -35,7 +35,12 @@ export async function takeRedemption(tx: Tx, couponId: string, now: Date): Promi
  */
 export async function settleCheckout(tx: Tx, transactionId: string, status: string): Promise<void> {
   if (status === 'pending') return;
-  await tx.checkout.updateMany({ where: { transactionId, expiresAt: { not: null } }, data: { expiresAt: null } });
+  // No longer open to expiry; and, once settled (not on its way), no longer looked up at its provider (reconcile.ts).
+  const settled = status !== 'processing';
+  await tx.checkout.updateMany({
+    where: { transactionId, OR: [{ expiresAt: { not: null } }, ...(settled ? [{ reconcileAt: { not: null } }] : [])] },
+    data: { expiresAt: null, ...(settled ? { reconcileAt: null } : {}) },
+  });
   if (!RELEASING.has(status)) return;
   const released = await tx.checkout.updateManyAndReturn({
     where: { transactionId, couponId: { not: null }, couponReleasedAt: null },

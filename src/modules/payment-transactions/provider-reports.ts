@@ -47,9 +47,10 @@ async function apply(ctx: Context, accountId: string, report: ProviderReport): P
       const checkout = await findCheckout(ctx.db, report.checkoutId, report.objectId);
       if (!checkout) return { recorded: 'unknown' };
       await recordCharge(ctx, checkout.transactionId, report);
-      await settleReconciliation(ctx.db, checkout.id, checkout.transactionId);
-      const charges = checkout.installments > 1 ? checkout.installments : checkout.paymentLink.billingCycles;
-      const plan = report.planObjectId && charges && (report.status === 'paid' || report.status === 'processing') ? { planObjectId: report.planObjectId, charges } : undefined;
+      if (!report.planObjectId || (report.status !== 'paid' && report.status !== 'processing')) return { recorded: 'recorded' };
+      // A plan: ended after its installments, or after the link's billing cycles (read only for a plan).
+      const charges = checkout.installments > 1 ? checkout.installments : (await ctx.db.paymentLink.findUnique({ where: { id: checkout.paymentLinkId }, select: { billingCycles: true } }))?.billingCycles;
+      const plan = charges ? { planObjectId: report.planObjectId, charges } : undefined;
       return { recorded: 'recorded', plan };
     }
     case 'charge': {
@@ -58,7 +59,6 @@ async function apply(ctx: Context, accountId: string, report: ProviderReport): P
       // The plan's first charge is the checkout's own (Asaas's first installment or subscription payment).
       if (report.chargeId === checkout.providerObjectId) {
         await recordCharge(ctx, checkout.transactionId, report);
-        await settleReconciliation(ctx.db, checkout.id, checkout.transactionId);
         return { recorded: 'recorded' };
       }
       const transactionId = await laterCharge(ctx, accountId, checkout, report);
@@ -80,7 +80,6 @@ const CHECKOUT_SELECT = {
   providerObjectId: true,
   paymentLinkId: true,
   currency: true,
-  paymentLink: { select: { billingCycles: true } },
 } as const;
 
 async function findCheckout(db: Db, checkoutId: string | undefined, objectId: string | undefined) {
@@ -107,13 +106,6 @@ async function recordCharge(ctx: Context, transactionId: string, report: Extract
     await ctx.db.paymentTransaction.updateMany({ where: { id: transactionId, chargeReference: null }, data: { chargeReference: report.chargeReference } });
   }
   await ingestEvent(ctx, transactionId, { type: report.type, status: report.status, providerReference: report.eventId, payload: report.payload as never, occurredAt });
-}
-
-/** A checkout the provider has spoken of needs no lookup while it is settled; pending, it is looked up again after PROVIDER_RECONCILE_SECONDS. */
-async function settleReconciliation(db: Db, checkoutId: string, transactionId: string) {
-  const transaction = await db.paymentTransaction.findUnique({ where: { id: transactionId }, select: { status: true } });
-  const pending = transaction?.status === 'pending' || transaction?.status === 'processing';
-  if (!pending) await db.checkout.update({ where: { id: checkoutId }, data: { reconcileAt: null }, select: { id: true } });
 }
 
 /**

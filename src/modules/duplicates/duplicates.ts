@@ -22,7 +22,7 @@ export type DuplicateType = 'contacts' | 'companies';
 const BATCH = 5_000;
 
 /** Text compared ignoring case, accents and runs of spaces. */
-export const folded = (text: string | null | undefined) =>
+const folded = (text: string | null | undefined) =>
   (text ?? '')
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
@@ -31,7 +31,7 @@ export const folded = (text: string | null | undefined) =>
     .trim();
 
 /** A company's name without a trailing legal form (Inc, Ltd, LLC, GmbH, S.A., Ltda, ME). */
-export const companyNameKey = (name: string) => folded(name).replace(/[\s,]+(inc|ltd|llc|gmbh|s\.?\s?a|ltda|me)\.?$/u, '').replace(/[.,]+$/u, '').trim();
+const companyNameKey = (name: string) => folded(name).replace(/[\s,]+(inc|ltd|llc|gmbh|s\.?\s?a|ltda|me)\.?$/u, '').replace(/[.,]+$/u, '').trim();
 const domainKey = (domain: string | null) => folded(domain).replace(/^www\./, '');
 
 /** Two phones are one when their digits are the same, or one's end with the other's of at least 8 digits (a country or area code left out). */

@@ -30,8 +30,6 @@ const MODEL_OF: Record<TrashType, { model: string; resource: EventResource; name
   notes: { model: 'Note', resource: 'note', name: 'Note' },
 };
 
-export const trashTypeOf = (resource: string): TrashType | undefined => TRASH_TYPES.find((type) => MODEL_OF[type].resource === resource);
-export const trashResourceOf = (type: TrashType): EventResource => MODEL_OF[type].resource;
 
 interface DataField {
   name: string;

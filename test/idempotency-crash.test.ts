@@ -31,7 +31,7 @@ const WRITES = [
   { path: '/tasks', resource: 'task', body: (tag: string) => ({ title: `Crash ${tag}` }) },
 ] as const;
 
-async function writeKilledAt(api: Client, point: CrashPoint, write: (typeof WRITES)[number], key: string, body: unknown) {
+async function writeKilledAt(api: Client, point: CrashPoint, write: { path: string }, key: string, body: unknown) {
   const service = await startProcess({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', CRASH_AT: point }, { execArgv: ['--import', './test/support/crash-at.mjs'] });
   const exited = once(service.child, 'exit');
   const sent = await fetch(`${service.url}/api/v1${write.path}`, {
@@ -79,3 +79,36 @@ describe('a write with an Idempotency-Key killed with SIGKILL', () => {
     },
   );
 });
+
+// API.md section 12: a merge moves links, fills values, trashes its sources and records its events in one transaction.
+describe('a merge with an Idempotency-Key killed with SIGKILL', () => {
+  it.each(POINTS.filter(({ point }) => point === 'idempotency:written' || point === 'idempotency:committed').map(({ point, committed }) => [point, committed] as const))(
+    'at %s: all of it or none, and the retry gets the first answer or merges once',
+    async (point, committed) => {
+      const api = await newClient(app);
+      const company = (await api.post('/companies', { name: 'Acme' })).body;
+      const target = (await api.post('/contacts', { first_name: 'Keep', email: 'keep@x.io' })).body;
+      const source = (await api.post('/contacts', { first_name: 'Fold', last_name: 'Twin', email: 'fold@x.io', company_ids: [company.id] })).body;
+      const path = `/contacts/${target.id}/merge`;
+      const body = { source_ids: [source.id] };
+      const tag = `merge-${point.replace(/\W/g, '-')}`;
+      expect(await writeKilledAt(api, point, { path }, tag, body)).toEqual({ sent: 'UND_ERR_SOCKET', code: null, signal: 'SIGKILL' });
+
+      const state = async () => [
+        (await api.get(`/contacts/${source.id}`)).status,
+        (await api.get('/trash')).body.total,
+        (await api.graphql('query($id: ID!) { contact(id: $id) { lastName companyIds } }', { id: target.id })).body.data.contact,
+        (await api.get('/events?type=contact.merged')).body.total,
+        await app.database.prisma.idempotencyRecord.count({ where: { workspaceId: api.workspaceId } }),
+      ];
+      const merged = [404, 1, { lastName: 'Twin', companyIds: [company.id] }, 1, 1];
+      expect(await state()).toEqual(committed ? merged : [200, 0, { lastName: null, companyIds: [] }, 0, 0]);
+
+      const retry = await api.request('POST', path, { body, headers: { 'Idempotency-Key': tag } });
+      expect([retry.status, retry.headers.get('idempotent-replayed')]).toEqual([200, committed ? 'true' : null]);
+      expect(retry.body).toEqual((await api.get(`/contacts/${target.id}`)).body);
+      expect(await state()).toEqual(merged);
+    },
+  );
+});
+

@@ -15,8 +15,11 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** A model's delegate on the client (`PaymentLink` -> `paymentLink`). */
+export const delegateOf = (model: string) => model[0]!.toLowerCase() + model.slice(1);
+
 /** Every model of the datamodel (both providers share it), with its delegate's name on the client. */
-export const MODELS = Object.keys(getDatamodel().datamodel.models).map((model) => ({ model, delegate: model[0]!.toLowerCase() + model.slice(1) }));
+export const MODELS = Object.keys(getDatamodel().datamodel.models).map((model) => ({ model, delegate: delegateOf(model) }));
 
 /** An operation's arguments with the workspace added to its filter and forced onto the rows it creates. */
 function scopedArgs(model: string, operation: Operation, args: Record<string, any> | undefined, workspaceId: string): Record<string, any> {

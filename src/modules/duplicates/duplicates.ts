@@ -154,15 +154,16 @@ export async function duplicatesPage(ctx: Context, type: DuplicateType, args: { 
     position = { forward: decoded.forward, key: decoded.values[0] as string };
   }
   const groups = (type === 'contacts' ? await contactGroups(ctx) : await companyGroups(ctx)).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
-  let start = 0;
-  let end = groups.length;
-  if (position?.forward) start = groups.findIndex((g) => keyOf(g) > position.key) === -1 ? groups.length : groups.findIndex((g) => keyOf(g) > position.key);
-  if (position && !position.forward) {
-    end = groups.findIndex((g) => keyOf(g) >= position.key);
-    if (end === -1) end = groups.length;
-    start = Math.max(0, end - args.perPage);
-  }
-  const data = groups.slice(start, position && !position.forward ? end : start + args.perPage);
+  // The first group past the position (forward), or at or past it (the page before it ends there).
+  const at = (past: (key: string) => boolean) => {
+    const index = groups.findIndex((g) => past(keyOf(g)));
+    return index === -1 ? groups.length : index;
+  };
+  const bound = position?.key;
+  const backward = position !== undefined && !position.forward;
+  const end = backward ? at((key) => key >= bound!) : groups.length;
+  const start = backward ? Math.max(0, end - args.perPage) : bound !== undefined ? at((key) => key > bound) : 0;
+  const data = groups.slice(start, backward ? end : start + args.perPage);
   const cursorAt = (group: DuplicateGroup | undefined, forward: boolean) => (group ? encodeCursor(`duplicates:${type}`, '', forward, KEYS, { key: keyOf(group) }) : null);
   const last = start + data.length;
   return {

@@ -96,10 +96,11 @@ async function notes(ctx: Context, owner: TimelineOwner, recordId: string, windo
 async function changes(ctx: Context, owner: TimelineOwner, recordId: string, window: Window): Promise<TimelineItem[]> {
   const rows = await ctx.db.event.findMany({ where: { resource: owner, recordId, ...window.where }, orderBy: window.orderBy, take: window.take });
   return rows.map((event) => {
-    const data = JSON.parse(event.data) as { object?: Record<string, unknown>; previous_attributes?: Record<string, unknown> | null };
+    // The event as its GET answers it, parsed once: its `data` tells the changes.
+    const record = JSON.parse(eventPayload(event)) as Record<string, unknown> & { data: { object?: Record<string, unknown>; previous_attributes?: Record<string, unknown> | null } };
     const kind = event.type.slice(event.type.indexOf('.') + 1);
-    const changed = kind === 'updated' ? changesOf(data.previous_attributes ?? {}, data.object ?? {}) : null;
-    return { kind: 'change', id: event.id, occurredAt: event.createdAt, summary: changed ? changeSummary(changed) : capitalized(kind), record: JSON.parse(eventPayload(event)) as Record<string, unknown>, changes: changed };
+    const changed = kind === 'updated' ? changesOf(record.data.previous_attributes ?? {}, record.data.object ?? {}) : null;
+    return { kind: 'change', id: event.id, occurredAt: event.createdAt, summary: changed ? changeSummary(changed) : capitalized(kind), record, changes: changed };
   });
 }
 

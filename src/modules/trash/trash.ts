@@ -3,6 +3,7 @@ import { getDatamodel } from '../../generated/sqlite/pothos-types.js';
 import type { Context } from '../../graphql/context.js';
 import { conflict, notFound } from '../../graphql/errors.js';
 import { deleteById } from '../../graphql/records.js';
+import { delegateOf } from '../../db/tenancy.js';
 import { recordAs, recordedBefore } from '../../events/recorder.js';
 import type { EventResource } from '../../events/resources.js';
 import { titleOf } from '../../search/documents.js';
@@ -43,7 +44,6 @@ interface DataField {
 }
 
 const { models } = getDatamodel().datamodel as unknown as { models: Record<string, { fields: DataField[]; uniqueIndexes: { fields: string[] }[] }> };
-const delegateOf = (model: string) => model[0]!.toLowerCase() + model.slice(1);
 
 /** How a model's record is taken apart and put back. */
 interface Shape {
@@ -56,8 +56,8 @@ interface Shape {
   pointedBy: { field: string; model: string; key: string }[];
   /** Records this one names by a key of its own: key, relation, model, and whether it may be null. */
   points: { key: string; relation: string; model: string; optional: boolean }[];
-  /** Columns unique in the workspace. */
-  unique: string[];
+  /** Each set of columns unique in the workspace (one column, or several together). */
+  unique: string[][];
 }
 
 function shapeOf(model: string): Shape {
@@ -70,7 +70,7 @@ function shapeOf(model: string): Shape {
     links: relations.filter((f) => f.isList && opposite(f).isList).map((f) => ({ field: f.name, model: f.type, opposite: opposite(f).name })),
     pointedBy: relations.filter((f) => f.isList && !opposite(f).isList).map((f) => ({ field: f.name, model: f.type, key: opposite(f).relationFromFields![0]! })),
     points: relations.filter((f) => !f.isList && f.relationFromFields?.length).map((f) => ({ key: f.relationFromFields![0]!, relation: f.name, model: f.type, optional: !f.isRequired })),
-    unique: [...fields.filter((f) => f.isUnique).map((f) => f.name), ...uniqueIndexes.flatMap((u) => u.fields.filter((f) => f !== 'workspaceId'))],
+    unique: [...fields.filter((f) => f.isUnique).map((f) => [f.name]), ...uniqueIndexes.map((u) => u.fields.filter((f) => f !== 'workspaceId'))],
   };
 }
 
@@ -141,9 +141,11 @@ export async function restoreFromTrash(ctx: Context, type: TrashType, id: string
   const row = trashed.row as Row;
   const links = trashed.links as Record<string, string[]>;
   const live = delegate(ctx, shape.delegate);
-  for (const column of shape.unique) {
-    if (row[column] !== null && row[column] !== undefined && (await live.findFirst({ where: { [column]: row[column] }, select: { id: true } }))) {
-      throw conflict(`This record cannot be restored: its ${snakeCase(column)} is taken.`);
+  for (const columns of shape.unique) {
+    // A null in a unique set makes it unique to no one (SQL), so only a full set can be taken.
+    if (columns.some((c) => row[c] === null || row[c] === undefined)) continue;
+    if (await live.findFirst({ where: Object.fromEntries(columns.map((c) => [c, row[c]])), select: { id: true } })) {
+      throw conflict(`This record cannot be restored: its ${columns.map(snakeCase).join(' and ')} is taken.`);
     }
   }
   const data: Row = Object.fromEntries(shape.columns.filter((c) => c.name !== 'workspaceId').map((c) => [c.name, restoredValue(c, row[c.name])]));

@@ -232,11 +232,12 @@ describe('REST: bodies cannot reach the other workspace\'s records', () => {
     expect(references.length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(references)('%s: any of the owner\'s ids is an unknown id (422)', async (label, route, field, list) => {
+  it.each(references)('%s: any of the owner\'s ids of its type is an unknown id (422)', async (label, route, field, list) => {
     const path = `/api/v1${route.path.replace('{id}', stranger.seeded.ids[prefixOf(route.path)]!)}`;
     const base = restBody(route) as Record<string, unknown>;
     expect([label, (await stranger.api.request('PUT', path, { body: base })).status]).toEqual([label, 200]);
-    for (const id of owner.ids) {
+    // The ids of the type the field names (`company_ids`: the owner's companies); every id when it names none (`owner_ids`).
+    for (const id of ownerRecordsNamedBy(field.replaceAll('_', ''), [...owner.records.keys()]).map((r) => r.id as string)) {
       const reply = await changesNothing(`${label} ${id}`, () => stranger.api.request('PUT', path, { body: { ...base, [field]: list ? [id] : id } }));
       expect([label, id, reply.status, Object.keys(reply.body?.errors ?? {})]).toEqual([label, id, 422, [field]]);
     }
@@ -252,24 +253,48 @@ describe('REST: bodies cannot reach the other workspace\'s records', () => {
   });
 });
 
-/** Filter values worth trying: everything the owner holds that a filter of this type could match. */
-function filterValues(type: GraphQLInputObjectType): { name: string; value: unknown }[] {
-  const strings = [...new Set([...owner.records.values()].flat().flatMap((r) => Object.values(r).filter((v): v is string => typeof v === 'string' && v !== '' && !/^\d{4}-\d\d-\d\dT/.test(v))))];
+/** The owner's records of each type whose name a field's name spells (`companyIds` -> Company), else of `fallback`. */
+function ownerRecordsNamedBy(fieldName: string, fallback: string[]): Record<string, unknown>[] {
+  const spelled = [...owner.records.keys()].filter((type) => fieldName.toLowerCase().includes(type.toLowerCase()));
+  return (spelled.length ? spelled : fallback).flatMap((type) => owner.records.get(type) ?? []);
+}
+
+/**
+ * Filter values worth trying on a list of `itemType`: what would match the owner's
+ * records there. An id filter gets the owner's ids of the type its name spells (all of
+ * them when it spells none); an instant the owner's instants there; a text filter the
+ * owner's value of the field of that name, or else every text of the owner's records of
+ * the listed type (a `search`).
+ */
+function filterValues(type: GraphQLInputObjectType, itemType: string): { name: string; value: unknown }[] {
+  const instant = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v);
+  const texts = (records: Record<string, unknown>[], dates = false) => [
+    ...new Set(records.flatMap((r) => Object.values(r).filter((v): v is string => typeof v === 'string' && v !== '' && instant(v) === dates))),
+  ];
+  const listed = owner.records.get(itemType) ?? [];
   return Object.values(type.getFields()).flatMap((field) => {
     const named = getNamedType(field.type);
+    const own = listed.map((r) => r[field.name]).filter((v): v is string => typeof v === 'string' && v !== '');
     const values: unknown[] =
       isEnumType(named)
         ? named.getValues().map((v) => v.name)
         : isScalarType(named) && named.name === 'Boolean'
           ? [true, false]
           : isScalarType(named) && named.name === 'ID'
-            ? [...owner.ids]
+            ? ownerRecordsNamedBy(field.name, [...owner.records.keys()]).flatMap((r) => [r.id as string, ...(typeof r.externalId === 'string' ? [r.externalId] : [])])
             : isListType(field.type) || !isScalarType(named)
               ? []
-              : strings;
+              : named.name === 'DateTime'
+                ? texts(listed, true)
+                : own.length
+                ? [...new Set(own)]
+                : texts(listed);
     return values.map((value) => ({ name: field.name, value }));
   });
 }
+
+/** The record type of a list field's items (`contacts` -> Contact). */
+const itemTypeOf = (field: GraphQLField<unknown, unknown>) => getNamedType((getNamedType(field.type) as GraphQLObjectType).getFields().data!.type) as GraphQLObjectType;
 
 /** Every id of the owner that a response mentions. */
 const leaked = (body: unknown) => {
@@ -292,7 +317,7 @@ describe('REST: lists never show the other workspace\'s records', () => {
     else expect(own.body.data.map((r: { id: string }) => r.id)).toContain(listed);
 
     const { filter } = routeInputs(route);
-    const queries = [...paging, ...(filter ? filterValues(filter).map(({ name, value }) => `${paging[0]}&${snakeCase(name)}=${encode(String(value))}`) : [])];
+    const queries = [...paging, ...(filter ? filterValues(filter, itemTypeOf(rootField(route)).name).map(({ name, value }) => `${paging[0]}&${snakeCase(name)}=${encode(String(value))}`) : [])];
     expect(queries.length).toBeGreaterThan(filter ? 2 : 1);
     let answered = 0;
     for (const query of queries) {
@@ -376,7 +401,7 @@ describe('GraphQL: the other workspace\'s ids are unknown ids', () => {
 
 describe('GraphQL: lists never show the other workspace\'s records', () => {
   it.each(listQueryFields().map((f) => [f.name, f] as const))('%s, with every filter', async (name, field) => {
-    const item = getNamedType((getNamedType(field.type) as GraphQLObjectType).getFields().data!.type) as GraphQLObjectType;
+    const item = itemTypeOf(field);
     const relations = Object.values(item.getFields())
       .filter((f) => isObjectType(getNamedType(f.type)))
       .map((f) => {
@@ -389,7 +414,7 @@ describe('GraphQL: lists never show the other workspace\'s records', () => {
     const own = await owner.api.graphql(document, {});
     expect([name, own.body.errors]).toEqual([name, undefined]);
     expect(own.body.data[name].data.length).toBeGreaterThan(0);
-    const filters = [{}, ...(filterType ? filterValues(filterType).map(({ name: key, value }) => ({ [key]: value })) : [])];
+    const filters = [{}, ...(filterType ? filterValues(filterType, item.name).map(({ name: key, value }) => ({ [key]: value })) : [])];
     let answered = 0;
     for (const filter of filters) {
       const reply = await stranger.api.graphql(document, filterType ? { filter } : {});

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 
-// The whole of a workspace's rows, read in one statement: the fuzzer, test/contract.test.ts
-// and test/tenancy.test.ts compare it before and after requests that must change nothing.
+// The whole of a workspace's rows, read in one statement: the fuzzer and test/tenancy.test.ts
+// compare it before and after requests that must change nothing.
 
 interface ModelField {
   name: string;
@@ -51,7 +51,7 @@ const statements = new WeakMap<Database, string>();
 
 /**
  * PostgreSQL plans the snapshot's UNION of every table afresh for each unnamed statement
- * (~1.2 ms of its ~1.7 ms), and the fuzzer and test/contract.test.ts take thousands: a
+ * (~1.2 ms of its ~1.7 ms), and the fuzzer and test/tenancy.test.ts take thousands: a
  * connection of the test's own runs it as a named statement, prepared once. Closed, with
  * the file's database, by `closeSnapshotConnections`.
  */

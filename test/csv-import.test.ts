@@ -203,7 +203,8 @@ describe('CSV import', () => {
   });
 });
 
-describe('the command line, for a newcomer', () => {
+// The command line's usage and refusals read little of the database: once, on the embedded default.
+describe.runIf(process.env.TEST_PROVIDER !== 'postgresql')('the command line, for a newcomer', () => {
   const workspaces = () => (app.database.prisma as any).workspace.count() as Promise<number>;
 
   it('prints its usage with --help, for every command, and exits 0; an unknown option is exit 2 with the usage', async () => {

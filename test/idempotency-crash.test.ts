@@ -46,8 +46,15 @@ async function writeKilledAt(api: Client, point: CrashPoint, write: { path: stri
   return { sent, code, signal };
 }
 
+/**
+ * Each point once for a contact; a task (no unique field) where it tells more: after the
+ * commit, where a retry that ran again would make a second task with no error to show it.
+ * Before the commit both kinds leave nothing, and the contact's unique e-mail shows it best.
+ */
+const CASES = POINTS.flatMap(({ point, committed }) => WRITES.filter((write) => committed || write.resource === 'contact').map((write) => [`${write.resource}, at ${point}`, point, committed, write] as const));
+
 describe('a write with an Idempotency-Key killed with SIGKILL', () => {
-  it.each(POINTS.flatMap(({ point, committed }) => WRITES.map((write) => [`${write.resource}, at ${point}`, point, committed, write] as const)))(
+  it.each(CASES)(
     '%s: the retry gets the first answer or creates it exactly once',
     async (_label, point, committed, write) => {
       const api = await newClient(app);

@@ -3,7 +3,7 @@
 // one), and nothing imports in a circle. `npm run deps:check` (CI runs it) fails on either.
 const LAYERS = [
   // The loop runner is generic machinery (a Loop is a type every background job implements).
-  { name: 'base', path: '^src/(log|config|redis|v8-flags)\\.ts$|^src/(http|payments|tracing)/|^src/jobs/loops\\.ts$|^src/generated/' },
+  { name: 'base', path: '^src/(log|config|redis|v8-flags|project-files)\\.ts$|^src/(http|payments|tracing)/|^src/jobs/loops\\.ts$|^src/generated/' },
   { name: 'db', path: '^src/db/' },
   // Input rules and their messages travel as GraphQL errors: one floor.
   { name: 'graphql', path: '^src/(graphql|validation)/' },

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { projectFile } from '../project-files.js';
 import { type DatabaseTarget, ensureSqliteFolder } from './database-url.js';
 import { openSqliteFile } from './sqlite-adapter.js';
 
@@ -13,7 +14,7 @@ import { openSqliteFile } from './sqlite-adapter.js';
  * its shadow-database machinery.)
  */
 
-const PRISMA_DIR = fileURLToPath(new URL('../../prisma/', import.meta.url));
+const PRISMA_DIR = fileURLToPath(projectFile('prisma/'));
 // Prisma's own lock id, so this and `prisma migrate deploy` exclude each other too.
 const ADVISORY_LOCK = 72707369;
 

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLSchema } from 'graphql';
 import { inputRules } from '../graphql/inputs.js';
 import { publicRoutes, restRoutes } from '../modules/index.js';
+import { projectFile } from '../project-files.js';
 import { type OpenApiDocument, buildOpenApiDocument } from './document.js';
 
 export { type OpenApiDocument, buildOpenApiDocument };
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string };
 
 const built = new WeakMap<GraphQLSchema, OpenApiDocument>();
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { AttemptResult, PostOptions } from './send.js';
+import { projectFile } from '../project-files.js';
 
 /** One endpoint's attempts of a round, as the thread receives them. */
 export interface AttemptBatch {
@@ -31,9 +32,9 @@ let nextBatchId = 0;
 
 function attemptThread(): Worker {
   if (thread) return thread;
-  // From the sources (tests, tsx), the thread loads TypeScript through tsx; compiled, it is plain JavaScript.
+  // From the sources (tests, tsx), the thread loads TypeScript through tsx; compiled (a bundle too), tsc's plain JavaScript.
   const fromSource = import.meta.url.endsWith('.ts');
-  const file = new URL(fromSource ? './attempt-thread.ts' : './attempt-thread.js', import.meta.url);
+  const file = projectFile(fromSource ? 'src/webhooks/attempt-thread.ts' : 'build/webhooks/attempt-thread.js');
   const started = fromSource
     ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(file.href)}); });`, { eval: true })
     : new Worker(file);

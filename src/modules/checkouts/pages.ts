@@ -9,6 +9,7 @@ import { readBody } from '../../http/responses.js';
 import { jsonValueErrors } from '../../validation/json-values.js';
 import { logError } from '../../log.js';
 import { minorUnitExponent } from '../../payments/currencies.js';
+import { projectFile } from '../../project-files.js';
 import { PUBLIC_LINK_FIELDS } from './checkouts.rest.js';
 import { ensureProviderCheckout } from './provider-checkout.js';
 
@@ -21,8 +22,8 @@ import { ensureProviderCheckout } from './provider-checkout.js';
 
 // The project's own assets: nothing is loaded from elsewhere, so the page works offline.
 const ASSETS: Record<string, { type: string; body: string }> = {
-  'pay.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('../../../public/pay.js', import.meta.url), 'utf8') },
-  'pay.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('../../../public/pay.css', import.meta.url), 'utf8') },
+  'pay.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(projectFile('public/pay.js'), 'utf8') },
+  'pay.css': { type: 'text/css; charset=utf-8', body: readFileSync(projectFile('public/pay.css'), 'utf8') },
 };
 
 /** Scripts and styles from this origin only, no inline code, forms posting only here, never framed. */

@@ -85,6 +85,10 @@ export default defineConfig(async () => {
       // files it runs, rather than once per file: ~3 s a file. No test patches a module; state
       // that must not leak between files (the file's database) is reset by the setup file.
       isolate: false,
+      // A test worker allocates fast (requests, answers, snapshots) and keeps little: a young
+      // generation of 64 MB instead of V8's 16 MB is collected a quarter as often. The fuzzer and the
+      // tenancy test on SQLite: 104 s -> 94 s of CPU. The service's own processes keep V8's.
+      execArgv: ['--max-semi-space-size=64'],
       projects: [project('sqlite'), ...(withPostgres ? [project('postgresql')] : [])],
     },
   };

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,9 +178,11 @@ describe('CSV import', () => {
     const child = spawn(process.execPath, [CLI, 'import', 'deals', path, '--workspace', workspace], { env: { ...process.env, ...env() }, stdio: 'ignore' });
     const exited = once(child, 'exit');
     const prisma = app.database.prisma as any;
+    // Looked for every 10 ms: a loop without a pause took a core from the import it waits for.
     for (;;) {
       const done = await prisma.importCheckpoint.findFirst({ where: { workspaceId: api.workspaceId }, select: { rowsDone: true } });
       if (done || child.exitCode !== null) break;
+      await sleep(10);
     }
     child.kill('SIGKILL');
     await exited;

@@ -1054,9 +1054,9 @@ const TYPE_CONFUSION = [null, 12345, -1, 1e308, true, 'x'.repeat(20_000), '', '2
 /**
  * Hostile bodies every run tries: NUL, 1e400, prototype objects and each wrong type in
  * every field; a body that is not an object; prototype keys; deep nesting. An update also
- * gets one field at a time, each field a third of the wrong types in turn (every type
- * reaches a third of the fields): a value that passes its own field's rule but breaks the
- * database cannot hide behind another field's refusal.
+ * gets one field at a time, each field a fifth of the wrong types in turn (every type
+ * reaches a fifth of the fields; the random bodies try the others): a value that passes
+ * its own field's rule but breaks the database cannot hide behind another field's refusal.
  */
 function bodyExamples(route: RestRoute): string[] {
   const { body: single, items } = routeInputs(route);
@@ -1071,7 +1071,7 @@ function bodyExamples(route: RestRoute): string[] {
       everyField('1e400'),
       everyField('{"__proto__":{"polluted":true}}'),
       ...TYPE_CONFUSION.map(everyField),
-      ...(route.method === 'PUT' ? fields.flatMap((f, i) => TYPE_CONFUSION.filter((_, j) => (i + j) % 3 === 0).map((value) => objectText([[f, value]]))) : []),
+      ...(route.method === 'PUT' ? fields.flatMap((f, i) => TYPE_CONFUSION.filter((_, j) => (i + j) % 5 === 0).map((value) => objectText([[f, value]]))) : []),
       objectText(PROTOTYPE_KEYS.map((k) => [k, '{"polluted":true}'] as const)),
       `${'['.repeat(TOO_DEEP)}${']'.repeat(TOO_DEEP)}`,
       // Nesting each JSON field (properties, metadata, payload) alone, so a failure names the field.
@@ -1094,7 +1094,12 @@ export function restExamples(route: RestRoute, aspect: Aspect, options: RouteOpt
       case 'path':
         return ['%00', '@id%00', '..', '%2e%2e', encode('🙂'), '%ED%A0%80', '__proto__', 'constructor'].map((id) => ({ ...benign, path: idPath(id) }));
       case 'query':
-        return [...PROTOTYPE_KEYS.slice(0, 6).map((k) => `${k}=1`), 'page=abc&per_page=-1', 'page=1&page=2', 'per_page=%00', `page=${'9'.repeat(30)}`, 'search=a%00b&email=a%00b'].map((query) => ({ ...benign, query }));
+        // A write reads no list parameters: its query string only has to be parsed safely.
+        return (
+          route.method === 'GET'
+            ? [...PROTOTYPE_KEYS.slice(0, 6).map((k) => `${k}=1`), 'page=abc&per_page=-1', 'page=1&page=2', 'per_page=%00', `page=${'9'.repeat(30)}`, 'search=a%00b&email=a%00b']
+            : ['__proto__=1&constructor=1', 'page=1&page=2', 'search=a%00b']
+        ).map((query) => ({ ...benign, query }));
       case 'body':
         return bodyExamples(route).map((text) => ({ ...base, headers: { 'Content-Type': 'application/json' }, body: text }));
       case 'headers':

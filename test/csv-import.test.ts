@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -19,7 +19,10 @@ const dir = mkdtempSync(join(tmpdir(), 'sg-import-'));
 beforeAll(async () => {
   app = await startApp();
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const env = () => ({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'warn' });
 const file = (name: string, text: string) => {

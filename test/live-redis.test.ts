@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
@@ -226,13 +226,15 @@ describe.skipIf(!redis)('live updates through Redis pub/sub (REDIS_URL)', () => 
     const listening = await hear(channel);
     try {
       const { name, workspaceId } = await newWorkspace();
-      const file = join(mkdtempSync(join(tmpdir(), 'sg-live-redis-')), 'contacts.csv');
+      const dir = mkdtempSync(join(tmpdir(), 'sg-live-redis-'));
+      const file = join(dir, 'contacts.csv');
       writeFileSync(file, 'first_name,email\nAda,ada@x.io\nBob,bob@x.io\nCy,cy@x.io\n');
       const result = await runCli(['import', 'contacts', file, '--workspace', name, '--json'], { DATABASE_URL: databaseUrl(), REDIS_URL, EVENTS_REDIS_CHANNEL: channel });
       expect([result.code, JSON.parse(result.stdout)]).toEqual([0, { created: 3, updated: 0, rejected: 0, skipped: 0 }]);
       const ids = await logIds(workspaceId);
       expect(ids).toHaveLength(3);
       await expect.poll(() => listening.heard, { interval: 20 }).toEqual([`${workspaceId} ${ids.join(' ')}`]);
+      rmSync(dir, { recursive: true, force: true });
     } finally {
       await listening.close();
     }

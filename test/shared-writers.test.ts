@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,10 @@ let database: Database;
 beforeAll(async () => {
   database = await openDatabase(resolveDatabase(databaseUrl()));
 });
-afterAll(() => database.close());
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'sg-shared-writers-'));
 

@@ -89,6 +89,26 @@ export function pageType(name: string, item: ObjectRef<any, any>) {
   });
 }
 
+/** A page walked by cursor only (`after`): search, a timeline, duplicates. */
+export interface CursorPage<T> {
+  data: T[];
+  perPage: number;
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+/** `ThingPage { data perPage nextCursor prevCursor }`, for a list walked by cursor only. */
+export function cursorPageType<T>(name: string, item: ObjectRef<any, T>) {
+  return builder.objectRef<CursorPage<T>>(`${name}Page`).implement({
+    fields: (t) => ({
+      data: t.field({ type: [item], resolve: (p) => p.data as never }),
+      perPage: t.exposeInt('perPage'),
+      nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'The cursor of the next items (`after`); null after the last.' }),
+      prevCursor: t.exposeString('prevCursor', { nullable: true, description: 'The cursor of the items before (`after` too); null on the first page.' }),
+    }),
+  });
+}
+
 // Any model's delegate on the scoped client; the where/orderBy are the caller's to type.
 interface Delegate {
   count(args: any): PromiseLike<unknown>;

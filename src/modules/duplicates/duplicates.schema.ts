@@ -1,7 +1,8 @@
 import { builder } from '../../graphql/builder.js';
+import { cursorPageType } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
 import { DUPLICATES_DEFAULT_PER_PAGE, DUPLICATES_MAX_PER_PAGE, DuplicatesArgs } from './duplicates.input.js';
-import { type DuplicateGroup, type DuplicatePage, type DuplicateType, duplicatesPage } from './duplicates.js';
+import { type DuplicateGroup, type DuplicateType, duplicatesPage } from './duplicates.js';
 
 const DuplicateGroupType = builder.objectRef<DuplicateGroup>('DuplicateGroup').implement({
   description: 'Records that are likely one: merge them (mergeContacts, mergeCompanies).',
@@ -11,14 +12,7 @@ const DuplicateGroupType = builder.objectRef<DuplicateGroup>('DuplicateGroup').i
   }),
 });
 
-const DuplicatePageType = builder.objectRef<DuplicatePage>('DuplicatePage').implement({
-  fields: (t) => ({
-    data: t.field({ type: [DuplicateGroupType], resolve: (page) => page.data }),
-    perPage: t.exposeInt('perPage'),
-    nextCursor: t.exposeString('nextCursor', { nullable: true }),
-    prevCursor: t.exposeString('prevCursor', { nullable: true }),
-  }),
-});
+const DuplicatePageType = cursorPageType('Duplicate', DuplicateGroupType);
 
 function duplicatesField(name: string, type: DuplicateType, rules: string) {
   builder.queryField(name, (t) =>

@@ -1,6 +1,7 @@
 import { type Context, longReadsOf } from '../../graphql/context.js';
 import { decodeCursor, encodeCursor } from '../../graphql/cursors.js';
 import { invalid } from '../../graphql/errors.js';
+import type { CursorPage } from '../../graphql/pagination.js';
 import type { OrderKey } from '../../graphql/sorting.js';
 
 /** Groups of records that are likely one (API.md section 12). */
@@ -9,12 +10,7 @@ export interface DuplicateGroup {
   ids: string[];
 }
 
-export interface DuplicatePage {
-  data: DuplicateGroup[];
-  perPage: number;
-  nextCursor: string | null;
-  prevCursor: string | null;
-}
+export type DuplicatePage = CursorPage<DuplicateGroup>;
 
 export type DuplicateType = 'contacts' | 'companies';
 
@@ -80,19 +76,25 @@ class Buckets {
   }
 }
 
+/** The workspace's records, BATCH at a time in id order, letting short requests through between batches (API.md section 5). */
+async function* inBatches<T extends { id: string }>(ctx: Context, read: (where: { id?: { gt: string } }) => Promise<T[]>): AsyncGenerator<T[]> {
+  let after: string | undefined;
+  for (;;) {
+    const rows = await read(after ? { id: { gt: after } } : {});
+    yield rows;
+    if (rows.length < BATCH) return;
+    after = rows.at(-1)!.id;
+    await ctx.nextLongReadPage?.();
+  }
+}
+
 async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
   const db = longReadsOf(ctx);
   const phoneKeys = (await db.propertyDefinition.findMany({ where: { object: 'contact', type: 'phone' }, select: { key: true } })).map((d) => d.key);
   const phones = new Buckets();
   const names = new Buckets();
-  let after: string | undefined;
-  for (;;) {
-    const rows = await db.contact.findMany({
-      where: after ? { id: { gt: after } } : {},
-      orderBy: { id: 'asc' },
-      take: BATCH,
-      select: { id: true, firstName: true, lastName: true, email: true, properties: true },
-    });
+  const batches = inBatches(ctx, (where) => db.contact.findMany({ where, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, firstName: true, lastName: true, email: true, properties: true } }));
+  for await (const rows of batches) {
     for (const row of rows) {
       const properties = (row.properties ?? {}) as Record<string, unknown>;
       for (const key of phoneKeys) {
@@ -103,10 +105,6 @@ async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
       const domain = row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
       names.add(folded(`${row.firstName} ${row.lastName ?? ''}`), { id: row.id, value: domain });
     }
-    if (rows.length < BATCH) break;
-    after = rows.at(-1)!.id;
-    // A heavy read lets the short requests through between its pages (API.md section 5).
-    await ctx.nextLongReadPage?.();
   }
   // The companies only of the contacts that share a name with another: a few, not the workspace.
   const named = names.shared();
@@ -127,16 +125,11 @@ async function companyGroups(ctx: Context): Promise<DuplicateGroup[]> {
   const db = longReadsOf(ctx);
   const domains = new Buckets();
   const names = new Buckets();
-  let after: string | undefined;
-  for (;;) {
-    const rows = await db.company.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, name: true, domain: true } });
+  for await (const rows of inBatches(ctx, (where) => db.company.findMany({ where, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, name: true, domain: true } }))) {
     for (const row of rows) {
       domains.add(domainKey(row.domain), { id: row.id, value: '' });
       names.add(companyNameKey(row.name), { id: row.id, value: '' });
     }
-    if (rows.length < BATCH) break;
-    after = rows.at(-1)!.id;
-    await ctx.nextLongReadPage?.();
   }
   return [...domains.groups('domain', () => true), ...names.groups('name', () => true)];
 }

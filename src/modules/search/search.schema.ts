@@ -3,6 +3,7 @@ import { providerOf } from '../../db/client.js';
 import { builder } from '../../graphql/builder.js';
 import { longReadsOf } from '../../graphql/context.js';
 import { invalid } from '../../graphql/errors.js';
+import { cursorPageType } from '../../graphql/pagination.js';
 import { SEARCH_TYPE_NAMES, type SearchType } from '../../search/documents.js';
 import { type SearchHit, readCursor, searchPage } from '../../search/query.js';
 import { queryWords } from '../../search/words.js';
@@ -19,16 +20,7 @@ const SearchHitType = builder.objectRef<SearchHit>('SearchHit').implement({
   }),
 });
 
-const SearchPageType = builder
-  .objectRef<{ data: SearchHit[]; perPage: number; nextCursor: string | null; prevCursor: string | null }>('SearchPage')
-  .implement({
-    fields: (t) => ({
-      data: t.field({ type: [SearchHitType], resolve: (p) => p.data }),
-      perPage: t.exposeInt('perPage'),
-      nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'The next page (`after`); null after the last match.' }),
-      prevCursor: t.exposeString('prevCursor', { nullable: true, description: 'The page before (`after` too); null on the first.' }),
-    }),
-  });
+const SearchPageType = cursorPageType('Search', SearchHitType);
 
 builder.queryFields((t) => ({
   search: t.field({

@@ -1,10 +1,11 @@
 import { builder } from '../../graphql/builder.js';
+import { cursorPageType } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
 import { Company } from '../companies/companies.schema.js';
 import { Contact } from '../contacts/contacts.schema.js';
 import { Deal } from '../deals/deals.schema.js';
 import { TIMELINE_DEFAULT_PER_PAGE, TIMELINE_KINDS, TIMELINE_MAX_PER_PAGE, TimelineArgs } from './timeline.input.js';
-import { type TimelineItem, type TimelineOwner, type TimelinePage, timelinePage } from './timeline.js';
+import { type TimelineItem, type TimelineOwner, timelinePage } from './timeline.js';
 
 const TimelineItemType = builder.objectRef<TimelineItem>('TimelineItem').implement({
   description: "One moment of a record's story: a note about it, a change of it, or (a contact's) a payment event.",
@@ -18,14 +19,7 @@ const TimelineItemType = builder.objectRef<TimelineItem>('TimelineItem').impleme
   }),
 });
 
-const TimelinePageType = builder.objectRef<TimelinePage>('TimelinePage').implement({
-  fields: (t) => ({
-    data: t.field({ type: [TimelineItemType], resolve: (page) => page.data }),
-    perPage: t.exposeInt('perPage'),
-    nextCursor: t.exposeString('nextCursor', { nullable: true }),
-    prevCursor: t.exposeString('prevCursor', { nullable: true }),
-  }),
-});
+const TimelinePageType = cursorPageType('Timeline', TimelineItemType);
 
 /** `timeline(first, after, kinds)` on a record type (API.md section 12). */
 function timelineOf(owner: TimelineOwner, type: Parameters<typeof builder.objectFields>[0]) {

@@ -9,6 +9,7 @@ import { toMinor } from '../../payments/money.js';
 import { noteTitle } from '../../search/documents.js';
 import { NOTE_RECORD_SELECT, noteRecord } from '../notes/notes.schema.js';
 import type { TimelineKind } from './timeline.input.js';
+import type { CursorPage } from '../../graphql/pagination.js';
 
 /** The records that have a timeline, by their event resource. */
 export type TimelineOwner = 'contact' | 'company' | 'deal';
@@ -27,12 +28,7 @@ export interface TimelineItem {
   changes: Record<string, Change> | null;
 }
 
-export interface TimelinePage {
-  data: TimelineItem[];
-  perPage: number;
-  nextCursor: string | null;
-  prevCursor: string | null;
-}
+export type TimelinePage = CursorPage<TimelineItem>;
 
 /**
  * The timeline is ordered by its items' ids, newest first: every item (a note, an event,

@@ -18,6 +18,9 @@ export type Operation = (typeof OPERATIONS)[number];
 /** A model's delegate on the client (`PaymentLink` -> `paymentLink`). */
 export const delegateOf = (model: string) => model[0]!.toLowerCase() + model.slice(1);
 
+/** The delegate `name` of a client, for code that names its model at run time (the trash, merges); `D` is the part of it the caller uses. */
+export const delegateNamed = <D>(db: object, name: string): D => (db as Record<string, D>)[name]!;
+
 /** Every model of the datamodel (both providers share it), with its delegate's name on the client. */
 export const MODELS = Object.keys(getDatamodel().datamodel.models).map((model) => ({ model, delegate: delegateOf(model) }));
 

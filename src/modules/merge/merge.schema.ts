@@ -1,3 +1,4 @@
+import { delegateNamed } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
 import { orNotFound } from '../../graphql/records.js';
@@ -20,11 +21,11 @@ function mergeField(type: MergedType, name: string, ref: Parameters<typeof build
       args: { id: t.arg.id({ required: true }), input: t.arg({ type: MergeInputType, required: true }) },
       resolve: async (query, _root, { id, input }, ctx) => {
         // An unknown record is 404 whatever the input (as every route with an id).
-        const records = ctx.db as unknown as Record<string, { findUnique(args: object): Promise<object | null> }>;
-        await orNotFound(records[delegate]!.findUnique({ where: { id }, select: { id: true } }), delegate === 'contact' ? 'Contact' : 'Company');
+        const record = delegateNamed<{ findUnique(args: object): Promise<object | null>; findUniqueOrThrow(args: object): Promise<never> }>(ctx.db, delegate);
+        await orNotFound(record.findUnique({ where: { id }, select: { id: true } }), delegate === 'contact' ? 'Contact' : 'Company');
         const { sourceIds } = parseInput(MergeInput, input, ctx);
         await mergeRecords(ctx, type, id, sourceIds);
-        return (ctx.db as unknown as Record<string, { findUniqueOrThrow(args: object): Promise<never> }>)[delegate]!.findUniqueOrThrow({ ...query, where: { id } });
+        return record.findUniqueOrThrow({ ...query, where: { id } });
       },
     }),
   );

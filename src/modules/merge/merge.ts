@@ -1,5 +1,6 @@
 import { Prisma } from '../../generated/sqlite/client.js';
 import { lockRow } from '../../db/locks.js';
+import { delegateNamed } from '../../db/tenancy.js';
 import { recordAs } from '../../events/recorder.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
@@ -34,7 +35,7 @@ const empty = (value: unknown) => value === null || value === undefined || value
  */
 export async function mergeRecords(ctx: Context, type: MergedType, targetId: string, sourceIds: string[]): Promise<void> {
   const spec = MERGED[type];
-  const delegate = (ctx.db as unknown as Record<string, Delegate>)[spec.model]!;
+  const delegate = delegateNamed<Delegate>(ctx.db, spec.model);
   const sources = [...new Set(sourceIds)];
   if (!(await delegate.findUnique({ where: { id: targetId }, select: { id: true } }))) throw notFound(spec.name);
   const refused = () => invalidField('source_ids', Messages.selected('source_ids'));

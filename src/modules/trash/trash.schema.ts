@@ -1,7 +1,7 @@
-import { allows } from '../../auth/scopes.js';
+import { allows, forbidden } from '../../auth/scopes.js';
+import { delegateNamed } from '../../db/tenancy.js';
 import { builder } from '../../graphql/builder.js';
 import type { Context } from '../../graphql/context.js';
-import { forbidden } from '../../auth/scopes.js';
 import { listArgs, listInput, pageType, paginate } from '../../graphql/pagination.js';
 import { parseInput } from '../../validation/parse.js';
 import { Company } from '../companies/companies.schema.js';
@@ -59,7 +59,7 @@ function restoreField(type: TrashType, name: string, ref: Parameters<typeof buil
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, { id }, ctx) => {
         await restoreFromTrash(ctx, type, id);
-        return (ctx.db as unknown as Record<string, { findUniqueOrThrow(args: object): Promise<never> }>)[delegate]!.findUniqueOrThrow({ ...query, where: { id } });
+        return delegateNamed<{ findUniqueOrThrow(args: object): Promise<never> }>(ctx.db, delegate).findUniqueOrThrow({ ...query, where: { id } });
       },
     }),
   );

@@ -3,7 +3,7 @@ import { getDatamodel } from '../../generated/sqlite/pothos-types.js';
 import type { Context } from '../../graphql/context.js';
 import { conflict, notFound } from '../../graphql/errors.js';
 import { deleteById } from '../../graphql/records.js';
-import { delegateOf } from '../../db/tenancy.js';
+import { delegateNamed, delegateOf } from '../../db/tenancy.js';
 import { recordAs, recordedBefore } from '../../events/recorder.js';
 import type { EventResource } from '../../events/resources.js';
 import { titleOf } from '../../search/documents.js';
@@ -85,7 +85,7 @@ type AnyDelegate = {
   updateMany(args: object): Promise<{ count: number }>;
   deleteMany(args: { where: { id: string } }): Promise<{ count: number }>;
 };
-const delegate = (ctx: Context, name: string) => (ctx.db as unknown as Record<string, AnyDelegate>)[name]!;
+const delegate = (ctx: Context, name: string) => delegateNamed<AnyDelegate>(ctx.db, name);
 
 /** A column's value as the trash keeps it (JSON), and back. */
 const stored = (value: unknown) => (value instanceof Date ? value.toISOString() : Prisma.Decimal.isDecimal(value) ? String(value) : value);

@@ -183,6 +183,16 @@ describe('Stripe: nothing waits on a lost webhook', () => {
     expect(paid.events).toHaveLength(1);
   });
 
+  it("reconciles a plan's lost first payment with the charge it took: the checkout's transaction refunds that charge", async () => {
+    const shop = await stripeShop();
+    const { session, transactionId } = await checkout(shop, { installments: 3 });
+    await withWebhooks('lose', () => stripe.pay(session.id));
+    await reconcileCheckouts(app.database.prisma, represent, settings, { now: later(RECONCILE_SECONDS + 1) });
+    expect((await transaction(shop, transactionId)).status).toBe('paid');
+    const whole = await shop.api.post(`/payment-transactions/${transactionId}/refunds`, {});
+    expect([whole.status, whole.body.amount, whole.body.status]).toEqual([201, 33.34, 'succeeded']);
+  });
+
   it('expires at Stripe first: an unpaid session is expired and the checkout canceled; one paid as it expired is recorded paid', async () => {
     const shop = await stripeShop();
     const unpaid = await checkout(shop);
@@ -275,6 +285,51 @@ describe('Stripe: refunds', () => {
     expect(await transaction(shop, transactionId)).toMatchObject({ status: 'paid', amount_refunded: 25 });
   });
 
+  it("refunds an installment plan's charges each on its own: the checkout's transaction gives back what its first charge took", async () => {
+    const shop = await stripeShop();
+    const { session, checkoutId, transactionId } = await checkout(shop, { installments: 3 });
+    await stripe.pay(session.id);
+    const subscription = stripe.sessions.get(session.id)!.subscription as string;
+    await stripe.chargeNextInvoice(subscription);
+    const over = await shop.api.post(`/payment-transactions/${transactionId}/refunds`, { amount: 33.35 });
+    expect([over.status, over.body.errors]).toEqual([422, { amount: ['The amount field must not be greater than 33.34.'] }]);
+    const whole = await shop.api.post(`/payment-transactions/${transactionId}/refunds`, {});
+    expect([whole.status, whole.body.amount, whole.body.status]).toEqual([201, 33.34, 'succeeded']);
+    expect(await transaction(shop, transactionId)).toMatchObject({ status: 'refunded', amount: 100, amount_refunded: 33.34 });
+    const second = (await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}&sort=created_at`)).body.data[1];
+    const secondRefund = await shop.api.post(`/payment-transactions/${second.id}/refunds`, {});
+    expect([secondRefund.status, secondRefund.body.amount, secondRefund.body.status]).toEqual([201, 33.33, 'succeeded']);
+    // At Stripe: each refund names its own charge's payment intent (the invoices'), for what that charge took.
+    const made = [whole.body.id, secondRefund.body.id].map((id) => [...stripe.refunds.values()].find((r) => r.metadata.refund_id === id)!);
+    expect(made.map((r) => r.amount)).toEqual([3334, 3333]);
+    expect(made.map((r) => stripe.paymentIntents.get(r.payment_intent)?.amount)).toEqual([3334, 3333]);
+  });
+
+  it("asks Stripe for an invoice's payment, answering 503 while it cannot (nothing recorded) and taking the next delivery whole; a dashboard refund of a later charge is its own", async () => {
+    const shop = await stripeShop();
+    const { session, checkoutId } = await checkout(shop, { installments: 3 });
+    await stripe.pay(session.id);
+    const subscription = stripe.sessions.get(session.id)!.subscription as string;
+    await withWebhooks('hold', () => stripe.chargeNextInvoice(subscription));
+    const held = stripe.events.filter((e) => e.type === 'invoice.paid').at(-1)!;
+    // Every account of this file's fake hears every event: Stripe cannot say what the invoice's payment was to any of them.
+    const first = stripe.events.find((e) => e.type === 'invoice.paid' && e.data.object.parent.subscription_details.subscription === subscription)!;
+    stripe.failNext({ method: 'GET', path: `/v1/invoices/${held.data.object.id}` }, { status: 500 }, stripe.deliveries.filter((d) => d.eventId === first.id).length);
+    await stripe.deliverHeld();
+    const answers = () => stripe.deliveries.filter((d) => d.eventId === held.id && d.url === shop.account.webhook_url).map((d) => d.status);
+    expect(answers()).toEqual([503]);
+    expect((await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}`)).body.total).toBe(1);
+    await stripe.resend(held.id);
+    expect(answers()).toEqual([503, 200]);
+    const second = (await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}&sort=created_at`)).body.data[1];
+    expect([second.status, second.amount]).toEqual(['paid', 33.33]);
+    const invoice = await (await fetch(`${stripe.url}/v1/invoices/${held.data.object.id}?expand[]=payments`, { headers: { Authorization: `Bearer ${stripe.secretKey}` } })).json();
+    await stripe.refundFromDashboard(invoice.payments.data[0].payment.payment_intent, 1000);
+    await stripe.flush();
+    expect((await shop.api.get(`/refunds?payment_transaction_id=${second.id}`)).body.data.map((r: { amount: number }) => r.amount)).toEqual([10]);
+    expect(await transaction(shop, second.id)).toMatchObject({ status: 'paid', amount_refunded: 10 });
+  });
+
   it('never refunds more than was paid under concurrent requests', async () => {
     const shop = await stripeShop();
     const { transactionId } = await paid(shop);
@@ -365,5 +420,10 @@ describe('Asaas: payments, refunds and chargebacks by webhook', () => {
     await asaas.chargeNext(first.installment!);
     const charges = (await shop.api.get(`/payment-transactions?checkout_id=${res.body.checkout_id}&sort=created_at`)).body.data;
     expect(charges.map((t: { status: string; amount: number }) => [t.status, t.amount])).toEqual([['paid', 150], ['paid', 50], ['paid', 50]]);
+    // The checkout's transaction gives back what its own payment (the first installment) took, at Asaas too.
+    const whole = await shop.api.post(`/payment-transactions/${charges[0].id}/refunds`, {});
+    expect([whole.status, whole.body.amount, whole.body.status]).toEqual([201, 50, 'succeeded']);
+    expect((await shop.api.get(`/payment-transactions/${charges[0].id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 50 });
+    expect(asaas.payments.get(first.id)!.refunds?.map((r) => r.value)).toEqual([50]);
   });
 });

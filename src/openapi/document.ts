@@ -49,6 +49,11 @@ const ERRORS = {
   ValidationFailed: { status: 422, description: 'Invalid input: every violated field, by its snake_case name (nested ones dotted: `stages.1.name`).' },
   TooManyRequests: { status: 429, description: 'Over the rate limit of this key; retry after `Retry-After` seconds.', message: 'Too Many Attempts.' },
   ServerError: { status: 500, description: 'An unexpected failure, logged with the request id.', message: 'Server error.' },
+  ProviderUnreachable: {
+    status: 503,
+    description: 'A verified delivery that needs the provider to say more (a Stripe invoice\'s payment) while it cannot: nothing is recorded; deliver it again after `Retry-After` seconds.',
+    message: 'The provider could not be asked about this event; deliver it again.',
+  },
 } as const;
 
 type ErrorName = keyof typeof ERRORS;
@@ -123,7 +128,7 @@ export function buildOpenApiDocument({ schema, routes, publicRoutes = [], inputR
 /** A public route's access: none for the payer's routes (the token in the path is the credential), the signature for a provider's webhook. */
 function publicAccess(route: RestRoute): { security: JsonSchema[]; errors: ErrorName[] } {
   return route.path.startsWith('/provider-webhooks/')
-    ? { security: [{ WebhookSignature: [] }], errors: ['Unauthenticated'] }
+    ? { security: [{ WebhookSignature: [] }], errors: ['Unauthenticated', 'ProviderUnreachable'] }
     : { security: [], errors: [] };
 }
 
@@ -529,7 +534,7 @@ function errorResponses(): Record<string, JsonSchema> {
     const headers: JsonSchema = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
     // The key is checked before the rate limit: a 401 has no rate-limit headers.
     if (name !== 'Unauthenticated') Object.assign(headers, rateLimitHeaders());
-    if (name === 'TooManyRequests' || name === 'IdempotencyConflict') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+    if (name === 'TooManyRequests' || name === 'IdempotencyConflict' || name === 'ProviderUnreachable') headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
     const example =
       name === 'ValidationFailed'
         ? { message: 'The given data was invalid.', errors: { email: ['The email field is required.'] } }

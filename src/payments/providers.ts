@@ -94,6 +94,8 @@ export type ProviderReport =
       type: string;
       status: PaymentStatus;
       chargeReference?: string;
+      /** What the charge took, an exact decimal (a plan's first charge: one installment of the transaction's amount). */
+      amount?: string;
       /** The plan the payment started (a subscription), to be ended after its charges. */
       planObjectId?: string;
     })
@@ -107,6 +109,18 @@ export type ProviderReport =
       status: PaymentStatus;
       amount: string;
       chargeReference?: string;
+    })
+  | (ReportBase & {
+      /**
+       * What a plan's first charge took, reported apart from the payment (Stripe's first invoice):
+       * it names what a refund of the checkout's own transaction gives back, with no event of its own.
+       */
+      kind: 'first-charge';
+      checkoutId: string;
+      /** Our id for the provider's charge object (Stripe's invoice), when the payment's id must be asked for. */
+      chargeId: string;
+      chargeReference?: string;
+      amount: string;
     })
   | (ReportBase & {
       kind: 'refund';
@@ -177,6 +191,11 @@ export interface RemoteAdapter extends ProviderAdapter {
   verifyWebhook(credentials: AccountSecrets, rawBody: Buffer, headers: Headers, now: Date): boolean | Promise<boolean>;
   /** A verified delivery's reports (none for event types the service does not use). */
   translateWebhook(rawBody: Buffer): ProviderReport[];
+  /**
+   * Asks the provider for what a delivery leaves out (Stripe's invoices name their payment only
+   * when expanded), outside any transaction; throws when the provider cannot answer.
+   */
+  completeReports?(credentials: AccountSecrets, reports: ProviderReport[], call: ProviderCallOptions): Promise<ProviderReport[]>;
 }
 
 export const isRemote = (adapter: ProviderAdapter | undefined): adapter is RemoteAdapter => adapter !== undefined && 'startCheckout' in adapter;

@@ -65,6 +65,12 @@ async function apply(ctx: Context, accountId: string, report: ProviderReport): P
       await recordCharge(ctx, transactionId, report);
       return { recorded: 'recorded' };
     }
+    case 'first-charge': {
+      const checkout = await findCheckout(ctx.db, report.checkoutId, undefined);
+      if (!checkout) return { recorded: 'unknown' };
+      await nameCharge(ctx.db, checkout.transactionId, report);
+      return { recorded: 'recorded' };
+    }
     case 'refund':
       return { recorded: (await applyRefundReport(ctx, accountId, report)) ? 'recorded' : 'unknown' };
     case 'dispute':
@@ -102,10 +108,14 @@ async function recordCharge(ctx: Context, transactionId: string, report: Extract
     const latest = await ctx.db.paymentTransactionEvent.findFirst({ where: { transactionId }, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], select: { status: true, occurredAt: true } });
     if (latest?.status === 'canceled' && latest.occurredAt >= occurredAt) occurredAt = new Date(latest.occurredAt.getTime() + 1);
   }
-  if (report.chargeReference) {
-    await ctx.db.paymentTransaction.updateMany({ where: { id: transactionId, chargeReference: null }, data: { chargeReference: report.chargeReference } });
-  }
+  await nameCharge(ctx.db, transactionId, report);
   await ingestEvent(ctx, transactionId, { type: report.type, status: report.status, providerReference: report.eventId, payload: report.payload as never, occurredAt });
+}
+
+/** The provider's id of the money a transaction's charge took, and how much (what its refunds name and give back): the first report that knows them wins. */
+async function nameCharge(db: Db, transactionId: string, report: { chargeReference?: string; amount?: string }) {
+  if (!report.chargeReference) return;
+  await db.paymentTransaction.updateMany({ where: { id: transactionId, chargeReference: null }, data: { chargeReference: report.chargeReference, chargedAmount: report.amount ?? null } });
 }
 
 /**

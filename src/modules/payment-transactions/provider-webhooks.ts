@@ -51,6 +51,15 @@ export function createProviderWebhooks(database: Database, represent: Represent,
     } catch {
       return json(400, errorBody('The body must be the provider\'s JSON event.'));
     }
+    if (adapter.completeReports) {
+      try {
+        reports = await adapter.completeReports(secrets, reports, settings.payments.call);
+      } catch (error) {
+        // Nothing recorded (its receipt neither): the provider's next delivery of it is taken whole.
+        logError(facts.requestId, error, `completing a webhook for payment provider account ${account.id}`);
+        return json(503, errorBody('The provider could not be asked about this event; deliver it again.'), { 'Retry-After': '60' });
+      }
+    }
     const context = createContext(prisma, account.workspace, { type: 'provider', id: account.id }, { requestId: facts.requestId, origin: new URL(request.url).origin, settings, commits });
     const recorded = await recordProviderReports(context, represent, account.id, reports);
     return json(200, { received: true, recorded: recorded.filter((r) => r === 'recorded').length });

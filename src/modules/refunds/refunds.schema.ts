@@ -11,7 +11,7 @@ import { listArgs, listInput, pageType, paginate } from '../../graphql/paginatio
 import { orNotFound } from '../../graphql/records.js';
 import { logError } from '../../log.js';
 import { reached } from '../../http/crash-points.js';
-import { exactDecimal, toMinor } from '../../payments/money.js';
+import { type DecimalInput, exactDecimal, toMinor } from '../../payments/money.js';
 import { type ProviderReport, type RefundReason, ProviderDeclined, adapterOf, isRemote } from '../../payments/providers.js';
 import { parseInput } from '../../validation/parse.js';
 import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
@@ -28,6 +28,9 @@ import { REFUND_LIST, REFUND_REASONS, REFUND_STATUSES, RefundListArgs, RefundPay
 
 const RESOURCE = 'Refund';
 const cannotRefund = () => new GraphQLError('This payment cannot be refunded.', { extensions: { code: ErrorCode.BadUserInput } });
+/** What a transaction's charge took, in minor units: a plan's later charges are transactions (and refunds) of their own. */
+const chargedMinor = (transaction: { amount: DecimalInput; chargedAmount: DecimalInput | null; currency: string }) =>
+  toMinor(transaction.chargedAmount ?? transaction.amount, transaction.currency);
 
 export const RefundStatusEnum = builder.enumType('RefundStatus', { values: REFUND_STATUSES });
 export const RefundReasonEnum = builder.enumType('RefundReason', { values: REFUND_REASONS });
@@ -99,9 +102,9 @@ builder.mutationFields((t) => ({
       await orNotFound(ctx.db.paymentTransaction.findUnique({ where: { id: transactionId }, select: { id: true } }), 'Payment transaction');
       // The transaction's row first: concurrent refunds take turns, each seeing what the others took.
       await lockRow(ctx.db as never, 'paymentTransaction', transactionId);
-      const transaction = await ctx.db.paymentTransaction.findUniqueOrThrow({ where: { id: transactionId }, select: { status: true, amount: true, amountRefunded: true, currency: true, chargeReference: true } });
+      const transaction = await ctx.db.paymentTransaction.findUniqueOrThrow({ where: { id: transactionId }, select: { status: true, amount: true, chargedAmount: true, amountRefunded: true, currency: true } });
       const { currency } = transaction;
-      const remaining = toMinor(transaction.amount, currency) - toMinor(transaction.amountRefunded, currency);
+      const remaining = chargedMinor(transaction) - toMinor(transaction.amountRefunded, currency);
       if (transaction.status !== 'paid' || remaining <= 0n) throw cannotRefund();
       const requested = data.amount === undefined ? remaining : toMinor(data.amount, currency);
       if (data.amount !== undefined && !exactDecimal(requested, currency).equals(data.amount)) throw invalidField('amount', `The amount field must be a whole number of ${currency}'s minor unit.`);
@@ -189,12 +192,12 @@ async function moveRefund(ctx: Context, refundId: string, status: string, found:
   if (!ended && status === 'succeeded') await markRefundedWhenWhole(ctx, refund.transactionId);
 }
 
-/** The transaction becomes `refunded` (a `payment.refunded` event through ingestion) once its succeeded refunds cover its amount. */
+/** The transaction becomes `refunded` (a `payment.refunded` event through ingestion) once its succeeded refunds cover what its charge took. */
 async function markRefundedWhenWhole(ctx: Context, transactionId: string) {
-  const transaction = await ctx.db.paymentTransaction.findUniqueOrThrow({ where: { id: transactionId }, select: { amount: true, currency: true, status: true } });
+  const transaction = await ctx.db.paymentTransaction.findUniqueOrThrow({ where: { id: transactionId }, select: { amount: true, chargedAmount: true, currency: true, status: true } });
   const succeeded = await ctx.db.paymentRefund.findMany({ where: { transactionId, status: 'succeeded' }, select: { amount: true } });
   const total = succeeded.reduce((sum, r) => sum + toMinor(r.amount, transaction.currency), 0n);
-  if (transaction.status === 'refunded' || total < toMinor(transaction.amount, transaction.currency)) return;
+  if (transaction.status === 'refunded' || total < chargedMinor(transaction)) return;
   await ingestEvent(ctx, transactionId, { type: 'payment.refunded', status: 'refunded', providerReference: `refunded:${transactionId}`, payload: {}, occurredAt: new Date() });
 }
 

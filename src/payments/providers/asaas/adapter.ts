@@ -178,7 +178,7 @@ export function asaasAdapter(options: { apiBase?: string; dueDays: number }): Re
         chargeReference: payment.id,
       };
     }
-    return { kind: 'payment', eventId, occurredAt, payload, checkoutId: payment.externalReference ?? undefined, objectId: payment.id, type: EVENT_TYPES[status], status, chargeReference: payment.id };
+    return { kind: 'payment', eventId, occurredAt, payload, checkoutId: payment.externalReference ?? undefined, objectId: payment.id, type: EVENT_TYPES[status], status, chargeReference: payment.id, amount: money(payment.value) };
   };
 
   const refundReports = (payment: AsaasPayment, eventId: string, occurredAt: Date, denied: boolean): ProviderReport[] =>

@@ -112,6 +112,10 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
       }
     });
 
+  /** The payment an invoice was paid by, when it is expanded (`expand[]=payments`): events carry invoices without it. */
+  const invoicePayment = (invoice: Stripe.Invoice | string | null | undefined): string | undefined =>
+    typeof invoice === 'object' && invoice !== null ? idOf(invoice.payments?.data?.[0]?.payment?.payment_intent as never) : undefined;
+
   const sessionReports = (session: Stripe.Checkout.Session, eventId: string, occurredAt: Date, type: string, status: PaymentStatus): ProviderReport[] => [
     {
       kind: 'payment',
@@ -122,7 +126,9 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
       objectId: session.id,
       type,
       status,
-      chargeReference: idOf(session.payment_intent as never),
+      // A plan's session names no payment intent: its first invoice's (expanded by a lookup) is the charge.
+      chargeReference: idOf(session.payment_intent as never) ?? invoicePayment(session.invoice),
+      amount: session.amount_total == null || !session.currency ? undefined : fromStripeAmount(session.amount_total, session.currency),
       planObjectId: idOf(session.subscription as never),
     } as ProviderReport,
   ];
@@ -148,12 +154,18 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
   });
 
   const invoiceReport = (invoice: Stripe.Invoice, eventId: string, occurredAt: Date, type: string, status: PaymentStatus): ProviderReport[] => {
-    // The plan's first invoice is the checkout's own charge: checkout.session.completed reports it.
-    if (invoice.billing_reason === 'subscription_create') return [];
     const details = invoice.parent?.subscription_details;
+    // Events carry the invoice without its payments: completeReports asks for them.
+    const chargeReference = invoicePayment(invoice) ?? idOf((invoice as unknown as { payment_intent?: string }).payment_intent);
+    // The plan's first invoice is the checkout's own charge, whose payment checkout.session.completed reports
+    // (a subscription's session names no payment intent): this names the money it took, for its refunds.
+    if (invoice.billing_reason === 'subscription_create') {
+      const checkoutId = details?.metadata?.checkout_id;
+      if (status !== 'paid' || !checkoutId || !invoice.id) return [];
+      return [{ kind: 'first-charge', eventId, occurredAt, payload: invoice as unknown as Record<string, unknown>, checkoutId, chargeId: invoice.id, chargeReference, amount: fromStripeAmount(invoice.amount_paid, invoice.currency) }];
+    }
     const subscription = idOf(details?.subscription as never) ?? idOf((invoice as unknown as { subscription?: string }).subscription);
     if (!subscription || !invoice.id) return [];
-    const payment = invoice.payments?.data?.[0]?.payment;
     return [
       {
         kind: 'charge',
@@ -166,7 +178,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
         type,
         status,
         amount: fromStripeAmount(status === 'paid' ? invoice.amount_paid : invoice.amount_due, invoice.currency),
-        chargeReference: idOf(payment?.payment_intent as never) ?? idOf((invoice as unknown as { payment_intent?: string }).payment_intent),
+        chargeReference,
       },
     ];
   };
@@ -251,7 +263,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     },
 
     async lookup(credentials, objectId, _checkoutId, call) {
-      const session = await run(credentials, call, 'lookup_checkout', (stripe) => stripe.checkout.sessions.retrieve(objectId));
+      const session = await run(credentials, call, 'lookup_checkout', (stripe) => stripe.checkout.sessions.retrieve(objectId, { expand: ['invoice.payments'] }));
       const at = new Date();
       if (session.status === 'complete') return sessionReports(session, `lookup:${session.id}:${session.payment_status}`, at, 'checkout.session.completed', completedStatus(session));
       if (session.status === 'expired') return sessionReports(session, `lookup:${session.id}:expired`, at, 'checkout.session.expired', 'canceled');
@@ -310,6 +322,18 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
       } catch {
         return false;
       }
+    },
+
+    async completeReports(credentials, reports, call) {
+      const completed: ProviderReport[] = [];
+      for (const report of reports) {
+        // Only money taken has a payment to name (a failed invoice has none to refund).
+        if ((report.kind === 'first-charge' || (report.kind === 'charge' && report.status === 'paid')) && !report.chargeReference) {
+          const invoice = await run(credentials, call, 'lookup_invoice', (stripe) => stripe.invoices.retrieve(report.chargeId, { expand: ['payments'] }));
+          completed.push({ ...report, chargeReference: invoicePayment(invoice) });
+        } else completed.push(report);
+      }
+      return completed;
     },
 
     translateWebhook(rawBody) {

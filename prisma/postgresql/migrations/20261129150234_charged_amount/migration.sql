@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "PaymentTransaction" ADD COLUMN     "chargedAmount" DECIMAL(65,30);

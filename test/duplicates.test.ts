@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyUnkeyedRecords } from '../src/modules/duplicates/backfill.js';
 import { type Client, type TestApp, newClient, startApp } from './support/app.js';
 
 // API.md section 12's duplicates: groups of records that are likely one, each rule, by cursor.
@@ -55,6 +56,40 @@ describe('duplicates', () => {
     const found = await groups(api, '/companies/duplicates');
     expect(found).toEqual(expect.arrayContaining([{ reason: 'domain', ids: sorted([a, b]) }, { reason: 'name', ids: sorted([c, d, e]) }, { reason: 'name', ids: sorted([f, g]) }]));
     expect(found).toHaveLength(3);
+  });
+
+  it('follows every write of a name or a domain: an update joins a group and leaves it', async () => {
+    const api = await newClient(app);
+    const first = (await api.post('/contacts', { first_name: 'Ana', last_name: 'Costa', email: 'ana@costa.example' })).body.id;
+    const second = (await api.post('/contacts', { first_name: 'Bia', last_name: 'Lima', email: 'bia@costa.example' })).body.id;
+    expect(await groups(api, '/contacts/duplicates')).toEqual([]);
+    await api.put(`/contacts/${second}`, { first_name: 'ANA', last_name: 'Côsta' });
+    expect(await groups(api, '/contacts/duplicates')).toEqual([{ reason: 'name', ids: sorted([first, second]) }]);
+    await api.put(`/contacts/${first}`, { last_name: 'Souza' });
+    expect(await groups(api, '/contacts/duplicates')).toEqual([]);
+
+    const one = (await api.post('/companies', { name: 'Uno', domain: 'uno.example' })).body.id;
+    const two = (await api.post('/companies', { name: 'Dos' })).body.id;
+    await api.put(`/companies/${two}`, { domain: 'WWW.Uno.example' });
+    expect(await groups(api, '/companies/duplicates')).toEqual([{ reason: 'domain', ids: sorted([one, two]) }]);
+    await api.put(`/companies/${two}`, { domain: null });
+    expect(await groups(api, '/companies/duplicates')).toEqual([]);
+  });
+
+  it('keys the records written before the keys existed in the background, then groups them', async () => {
+    const api = await newClient(app);
+    const ids = [];
+    for (const email of ['z1@zeta.example', 'z2@zeta.example']) ids.push((await api.post('/contacts', { first_name: 'Zé', last_name: 'Zeta', email })).body.id);
+    const companies = [];
+    for (const name of ['Zeta Ltda', 'zeta']) companies.push((await api.post('/companies', { name })).body.id);
+    // As an upgrade leaves them: the rows without their keys.
+    await app.database.prisma.$executeRawUnsafe(`UPDATE "Contact" SET "nameKey" = NULL WHERE "workspaceId" = '${api.workspaceId}'`);
+    await app.database.prisma.$executeRawUnsafe(`UPDATE "Company" SET "nameKey" = NULL, "domainKey" = NULL WHERE "workspaceId" = '${api.workspaceId}'`);
+    expect(await groups(api, '/contacts/duplicates')).toEqual([]);
+    expect(await keyUnkeyedRecords(app.database.prisma, () => false, 1)).toBeGreaterThanOrEqual(6);
+    expect(await groups(api, '/contacts/duplicates')).toEqual([{ reason: 'name', ids: sorted(ids) }]);
+    expect(await groups(api, '/companies/duplicates')).toEqual([{ reason: 'name', ids: sorted(companies) }]);
+    expect(await keyUnkeyedRecords(app.database.prisma)).toBe(0);
   });
 
   it('walks the groups by cursor, both ways, and finds none among unrelated records', async () => {

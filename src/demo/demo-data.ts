@@ -8,6 +8,8 @@ import type { Represent } from '../events/representation.js';
 import { EventRecorder } from '../events/recorder.js';
 import { createContext } from '../graphql/context.js';
 import { newPublicToken } from '../modules/payment-links/public-token.js';
+import { contactDerivedColumns } from '../modules/contacts/contacts.input.js';
+import { companyKeys } from '../modules/duplicates/keys.js';
 import { workspaceNamed } from '../db/workspaces.js';
 
 /**
@@ -359,7 +361,7 @@ async function insertDemo(tx: Tx, represent: Represent, workspaceName: string, l
   });
   loaded(PROPERTY_DEFINITIONS.length, 'property definitions');
 
-  const companyRows = COMPANIES.map(([key, name, notes]) => ({ ...row(), name, domain: `${key}.example`, notes }));
+  const companyRows = COMPANIES.map(([key, name, notes]) => ({ ...row(), name, domain: `${key}.example`, notes, ...companyKeys({ name, domain: `${key}.example` }) }));
   await db.company.createMany({ data: companyRows });
   const company = lookup('company', COMPANIES.map(([key], i) => [key, companyRows[i]!.id]));
   loaded(COMPANIES.length, 'companies');
@@ -370,7 +372,7 @@ async function insertDemo(tx: Tx, represent: Represent, workspaceName: string, l
     const email = contactEmail(contact);
     const properties = { ...(tier ? { tier } : {}), ...(newsletter !== null ? { newsletter } : {}) };
     const { id } = await db.contact.create({
-      data: { ...row(), firstName, lastName, email, properties, search: searchText(firstName, lastName, email), companies: connect(companies.map(company)) },
+      data: { ...row(), firstName, lastName, email, properties, ...contactDerivedColumns({ firstName, lastName: lastName ?? null, email }), companies: connect(companies.map(company)) },
     });
     contactIds.push([firstName, id]);
   }

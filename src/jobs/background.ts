@@ -7,6 +7,7 @@ import { refundRetryLoop } from '../modules/refunds/refund-retries.js';
 import { trashPurgeLoop } from '../modules/trash/purge.js';
 import { eventRetentionLoop } from '../events/retention.js';
 import { searchBackfillLoop } from '../search/backfill.js';
+import { duplicateKeysLoop } from '../modules/duplicates/backfill.js';
 import type { Service } from '../service.js';
 import { createDeliveryWorker } from '../webhooks/worker.js';
 import { type RunningLoops, startLoops } from './loops.js';
@@ -25,7 +26,7 @@ export type BackgroundConfig = Pick<Config, 'EVENT_RETENTION_DAYS'> &
 /**
  * Every loop a serving process runs beside its requests (each process of a cluster, each
  * instance on one database): the event purge, the fold of the counters' slots (list counts
- * and report totals), the search index's backfill, the checkout expiry and, unless
+ * and report totals), the search index's and the duplicates' keys' backfills, the checkout expiry and, unless
  * WEBHOOKS_DELIVER=false, the webhook delivery worker, woken at once by this service's
  * commits that queue deliveries. `metrics` (the server's, when kept) count the deliveries' outcomes.
  */
@@ -47,7 +48,7 @@ export function startBackgroundWork(service: Service, config: BackgroundConfig, 
       })
     : undefined;
   const serviceSettings = { allowPrivateNetworks: settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS, checkoutExpiryMinutes: settings.CHECKOUT_EXPIRY_MINUTES, streamBufferEvents: settings.STREAM_BUFFER_EVENTS, payments: service.payments, trashRetentionDays: settings.TRASH_RETENTION_DAYS };
-  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database), searchBackfillLoop(database.background, represent),
+  const loops = startLoops([eventRetentionLoop(database.background, settings.EVENT_RETENTION_DAYS), counterCompactionLoop(database), searchBackfillLoop(database.background, represent), duplicateKeysLoop(database.background),
     checkoutExpiryLoop(database.background, represent, commits, serviceSettings),
     // Payment providers (API.md section 11): checkouts they said nothing of, and refunds they did not answer.
     reconcileLoop(database.background, represent, commits, serviceSettings),

@@ -13,6 +13,7 @@ import { linkIds, preload, unknownIds, writeReferencing } from '../../validation
 import type { z } from 'zod';
 import { parseInput } from '../../validation/parse.js';
 import { COMPANY_LIST, CompanyListArgs, CreateCompanyInput, UpdateCompanyInput } from './companies.input.js';
+import { companyKeys } from '../duplicates/keys.js';
 
 export const Company = builder.prismaObject('Company', {
   fields: (t) => ({
@@ -74,7 +75,7 @@ async function validCompany<S extends z.ZodType>(ctx: Context, input: CompanyInp
 /** A new company's row, and the contacts it links (none: undefined). */
 function newCompany(ctx: Context, valid: z.output<typeof CreateCompanyInput>) {
   const { contactIds, ...data } = valid;
-  const row = { ...data, ...newRow(ctx.workspace.id) };
+  const row = { ...data, ...newRow(ctx.workspace.id), ...companyKeys(data) };
   return { row, links: contactIds?.length ? contactIds : undefined } satisfies NewRow<typeof row, string[]>;
 }
 
@@ -83,7 +84,8 @@ const insertCompany = (ctx: Context, row: ReturnType<typeof newCompany>['row'], 
 
 /** A partial update, after `validCompany`; contact ids replace the set. */
 function applyToCompany(ctx: Context, id: string, input: CompanyInputShape, valid: z.output<typeof UpdateCompanyInput>, query: object = {}) {
-  const { contactIds, ...data } = valid;
+  const { contactIds, ...fields } = valid;
+  const data = { ...fields, ...companyKeys(fields) };
   if (contactIds === undefined) return ctx.db.company.update({ ...query, where: { id }, data });
   // Replacing the set locks the company first: concurrent replacements take turns.
   return writeReferencing(

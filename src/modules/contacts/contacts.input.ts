@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { listRules } from '../../graphql/pagination.js';
 import { listSpec } from '../../graphql/sorting.js';
 import { email, idList, longText, text } from '../../validation/rules.js';
+import { personNameKey } from '../duplicates/keys.js';
 
 const fields = {
   firstName: text(255),
@@ -28,5 +29,8 @@ export const ContactListArgs = z.object({
   search: z.string().max(255).optional(),
 });
 
-/** The text `search` matches against (see src/db/search.ts). */
-export const contactSearchText = (c: { firstName: string; lastName: string | null; email: string }) => searchText(c.firstName, c.lastName, c.email);
+/** The columns a contact's names and e-mail make: the text `search` matches against (src/db/search.ts) and the duplicates' name key. */
+export const contactDerivedColumns = (c: { firstName: string; lastName: string | null; email: string }) => ({
+  search: searchText(c.firstName, c.lastName, c.email),
+  nameKey: personNameKey(c.firstName, c.lastName),
+});

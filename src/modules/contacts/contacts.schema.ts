@@ -15,7 +15,7 @@ import { linkIds, preload, unknownIds, writeReferencing } from '../../validation
 import { parseInput, parseInputReportingAll } from '../../validation/parse.js';
 import { uniqueValue } from '../../validation/unique.js';
 import { mergeProperties, propertyErrors, visibleProperties } from '../property-definitions/properties.js';
-import { CONTACT_LIST, ContactListArgs, CreateContactInput, UpdateContactInput, UpsertContactInput, contactSearchText } from './contacts.input.js';
+import { CONTACT_LIST, ContactListArgs, CreateContactInput, UpdateContactInput, UpsertContactInput, contactDerivedColumns } from './contacts.input.js';
 
 export const Contact = builder.prismaObject('Contact', {
   fields: (t) => ({
@@ -93,7 +93,7 @@ const writeContact = <T>(ctx: Context, input: ContactInputShape, write: () => Pr
 function newContact(ctx: Context, valid: z.output<typeof CreateContactInput>) {
   const { companyIds, properties, ...data } = valid;
   const lastName = data.lastName ?? null;
-  const row = { ...data, ...newRow(ctx.workspace.id), lastName, properties: mergeProperties({}, properties), search: contactSearchText({ ...data, lastName }) };
+  const row = { ...data, ...newRow(ctx.workspace.id), lastName, properties: mergeProperties({}, properties), ...contactDerivedColumns({ ...data, lastName }) };
   return { row, links: companyIds?.length ? companyIds : undefined } satisfies NewRow<typeof row, string[]>;
 }
 
@@ -141,7 +141,7 @@ function applyToContact(ctx: Context, id: string, valid: z.output<typeof UpdateC
       data: {
         ...data,
         properties: properties === undefined ? undefined : mergeProperties(stored.properties, properties),
-        search: contactSearchText({ ...stored, ...data }),
+        ...contactDerivedColumns({ ...stored, ...data }),
         companies,
       },
     });

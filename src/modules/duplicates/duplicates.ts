@@ -17,19 +17,6 @@ export type DuplicateType = 'contacts' | 'companies';
 /** Rows read per statement: the workspace's records are walked by id, a batch at a time. */
 const BATCH = 5_000;
 
-/** Text compared ignoring case, accents and runs of spaces. */
-const folded = (text: string | null | undefined) =>
-  (text ?? '')
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
-
-/** A company's name without a trailing legal form (Inc, Ltd, LLC, GmbH, S.A., Ltda, ME). */
-const companyNameKey = (name: string) => folded(name).replace(/[\s,]+(inc|ltd|llc|gmbh|s\.?\s?a|ltda|me)\.?$/u, '').replace(/[.,]+$/u, '').trim();
-const domainKey = (domain: string | null) => folded(domain).replace(/^www\./, '');
-
 /** Two phones are one when their digits are the same, or one's end with the other's of at least 8 digits (a country or area code left out). */
 const samePhone = (a: string, b: string) => {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
@@ -88,30 +75,51 @@ async function* inBatches<T extends { id: string }>(ctx: Context, read: (where: 
   }
 }
 
+/** Keys of KEYS_PER_READ at a time in one `IN` (within every database's limit on parameters). */
+const KEYS_PER_READ = 1_000;
+
+/**
+ * The values of `column` that two or more of the workspace's records share, grouped by the
+ * database on its index: only the records of those keys are read, not the workspace.
+ */
+async function sharedKeys(delegate: { groupBy(args: object): Promise<unknown> }, column: 'nameKey' | 'domainKey'): Promise<string[]> {
+  const groups = (await delegate.groupBy({ by: [column], where: { [column]: { not: '' } }, having: { [column]: { _count: { gt: 1 } } } })) as Record<string, string | null>[];
+  return groups.map((g) => g[column]).filter((key): key is string => !!key);
+}
+
+async function* inKeyBatches<T>(ctx: Context, keys: string[], read: (keys: string[]) => Promise<T[]>): AsyncGenerator<T[]> {
+  for (let start = 0; start < keys.length; start += KEYS_PER_READ) {
+    if (start > 0) await ctx.nextLongReadPage?.();
+    yield await read(keys.slice(start, start + KEYS_PER_READ));
+  }
+}
+
 async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
   const db = longReadsOf(ctx);
   const phoneKeys = (await db.propertyDefinition.findMany({ where: { object: 'contact', type: 'phone' }, select: { key: true } })).map((d) => d.key);
   const phones = new Buckets();
-  const names = new Buckets();
-  const batches = inBatches(ctx, (where) => db.contact.findMany({ where, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, firstName: true, lastName: true, email: true, properties: true } }));
-  for await (const rows of batches) {
-    for (const row of rows) {
-      const properties = (row.properties ?? {}) as Record<string, unknown>;
-      for (const key of phoneKeys) {
-        const digits = typeof properties[key] === 'string' ? (properties[key] as string).replace(/\D/g, '') : '';
-        // Bucketed by the last 8 digits (or all, when fewer): two that match always share it.
-        if (digits) phones.add(digits.slice(-8), { id: row.id, value: digits });
+  // Phones are values of the contacts' own properties (what is a phone may change with a definition): read where any is set.
+  if (phoneKeys.length > 0) {
+    for await (const rows of inBatches(ctx, (where) => db.contact.findMany({ where, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, properties: true } }))) {
+      for (const row of rows) {
+        const properties = (row.properties ?? {}) as Record<string, unknown>;
+        for (const key of phoneKeys) {
+          const digits = typeof properties[key] === 'string' ? (properties[key] as string).replace(/\D/g, '') : '';
+          // Bucketed by the last 8 digits (or all, when fewer): two that match always share it.
+          if (digits) phones.add(digits.slice(-8), { id: row.id, value: digits });
+        }
       }
-      const domain = row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
-      names.add(folded(`${row.firstName} ${row.lastName ?? ''}`), { id: row.id, value: domain });
     }
   }
-  // The companies only of the contacts that share a name with another: a few, not the workspace.
-  const named = names.shared();
+  // Names: only the contacts whose name another shares, with their companies and e-mail domains.
+  const names = new Buckets();
   const companies = new Map<string, string[]>();
-  for (let start = 0; start < named.length; start += BATCH) {
-    const rows = await db.contact.findMany({ where: { id: { in: named.slice(start, start + BATCH) } }, select: { id: true, companies: { select: { id: true } } } });
-    for (const row of rows) companies.set(row.id, row.companies.map((c) => c.id));
+  const read = (keys: string[]) => db.contact.findMany({ where: { nameKey: { in: keys } }, select: { id: true, nameKey: true, email: true, companies: { select: { id: true } } } });
+  for await (const rows of inKeyBatches(ctx, await sharedKeys(db.contact, 'nameKey'), read)) {
+    for (const row of rows) {
+      names.add(row.nameKey!, { id: row.id, value: row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase() });
+      companies.set(row.id, row.companies.map((c) => c.id));
+    }
   }
   names.extend(companies);
   return [
@@ -123,15 +131,14 @@ async function contactGroups(ctx: Context): Promise<DuplicateGroup[]> {
 
 async function companyGroups(ctx: Context): Promise<DuplicateGroup[]> {
   const db = longReadsOf(ctx);
-  const domains = new Buckets();
-  const names = new Buckets();
-  for await (const rows of inBatches(ctx, (where) => db.company.findMany({ where, orderBy: { id: 'asc' }, take: BATCH, select: { id: true, name: true, domain: true } }))) {
-    for (const row of rows) {
-      domains.add(domainKey(row.domain), { id: row.id, value: '' });
-      names.add(companyNameKey(row.name), { id: row.id, value: '' });
-    }
+  const groups: DuplicateGroup[] = [];
+  for (const [column, reason] of [['domainKey', 'domain'], ['nameKey', 'name']] as const) {
+    const buckets = new Buckets();
+    const read = (keys: string[]) => db.company.findMany({ where: { [column]: { in: keys } }, select: { id: true, nameKey: true, domainKey: true } });
+    for await (const rows of inKeyBatches(ctx, await sharedKeys(db.company, column), read)) for (const row of rows) buckets.add(row[column]!, { id: row.id, value: '' });
+    groups.push(...buckets.groups(reason, () => true));
   }
-  return [...domains.groups('domain', () => true), ...names.groups('name', () => true)];
+  return groups;
 }
 
 const KEYS: OrderKey[] = [{ name: 'key', field: 'key', type: 'String', nullable: false, desc: false, nullsFirst: false }];

@@ -5,7 +5,8 @@ import { recordAs } from '../../events/recorder.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidField, notFound } from '../../graphql/errors.js';
 import { Messages } from '../../validation/messages.js';
-import { contactSearchText } from '../contacts/contacts.input.js';
+import { contactDerivedColumns } from '../contacts/contacts.input.js';
+import { companyKeys } from '../duplicates/keys.js';
 import { moveToTrash } from '../trash/trash.js';
 
 /** What a merge folds, per resource (API.md section 12). */
@@ -66,8 +67,8 @@ export async function mergeRecords(ctx: Context, type: MergedType, targetId: str
       for (const [key, value] of Object.entries((row.properties ?? {}) as Record<string, unknown>)) if (empty(properties[key]) && !empty(value)) properties[key] = value;
     }
     data.properties = properties;
-    data.search = contactSearchText({ ...(target as never as { firstName: string; email: string }), lastName: (data.lastName ?? target.lastName) as string | null });
-  }
+    Object.assign(data, contactDerivedColumns({ ...(target as never as { firstName: string; email: string }), lastName: (data.lastName ?? target.lastName) as string | null }));
+  } else Object.assign(data, companyKeys(data as { domain?: string | null }));
   for (const link of spec.links) {
     const have = new Set((target[link] as { id: string }[]).map((r) => r.id));
     const moved = [...new Set(ordered.flatMap((row) => (row[link] as { id: string }[]).map((r) => r.id)))].filter((id) => !have.has(id) && id !== targetId);

@@ -8,7 +8,7 @@
  * callers commit first), with PROVIDER_TIMEOUT_SECONDS, and is safe to repeat: Stripe
  * by an Idempotency-Key derived from our id, Asaas by a lookup of our id first.
  */
-import type { SecretBox } from './secrets.js';
+import { type SecretBox, SecretsUnreadable } from './secrets.js';
 
 export type PaymentStatus = 'pending' | 'processing' | 'paid' | 'failed' | 'refunded' | 'canceled';
 export type RefundStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
@@ -220,3 +220,18 @@ export interface Payments {
 }
 
 export const adapterOf = (payments: Payments, provider: string): ProviderAdapter | undefined => payments.adapters.get(provider);
+
+/** An account's credentials, opened: SecretsUnreadable when it has none, or no configured key opens them (a database moved without its key). */
+export function openCredentials(payments: Payments, sealed: string | null): AccountSecrets {
+  if (!sealed) throw new SecretsUnreadable('the account has none');
+  return JSON.parse(payments.secrets.open(sealed)) as AccountSecrets;
+}
+
+/**
+ * An account whose provider is reached over the network: its adapter, and its credentials
+ * opened when a call needs them. Undefined for the `test` provider (and one this process has no adapter for).
+ */
+export function remoteAccount(payments: Payments, account: { provider: string; sealedCredentials: string | null }): { adapter: RemoteAdapter; credentials(): AccountSecrets } | undefined {
+  const adapter = adapterOf(payments, account.provider);
+  return isRemote(adapter) ? { adapter, credentials: () => openCredentials(payments, account.sealedCredentials) } : undefined;
+}

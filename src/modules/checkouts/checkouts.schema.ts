@@ -8,10 +8,9 @@ import type { Context } from '../../graphql/context.js';
 import { ErrorCode, invalidField } from '../../graphql/errors.js';
 import { inputTypeFrom } from '../../graphql/inputs.js';
 import { type Minor, type Quote, exactDecimal, fromMinor, installmentPlans, linkSubtotal, quote } from '../../payments/money.js';
-import { type NextAction, adapterOf, isRemote } from '../../payments/providers.js';
+import { type NextAction, adapterOf, isRemote, openCredentials } from '../../payments/providers.js';
 import { brazilianTaxId } from '../../validation/tax-id.js';
 import { logError } from '../../log.js';
-import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
 import { type StoredPayer, continueUrl, startProviderCheckout } from './provider-checkout.js';
 import { parseInput } from '../../validation/parse.js';
 import { contactForPayer } from '../contacts/contacts.schema.js';
@@ -430,7 +429,7 @@ builder.mutationFields((t) => ({
       if (paymentMethod && !adapter.paymentMethods.includes(paymentMethod)) throw invalidField('payment_method', 'The selected payment method is invalid.');
       if (isRemote(adapter)) {
         try {
-          accountSecrets(ctx, link.providerAccount.sealedCredentials);
+          openCredentials(ctx.settings.payments, link.providerAccount.sealedCredentials);
         } catch (error) {
           logError(ctx.requestId, error, `the credentials of payment provider account ${link.providerAccountId}`);
           throw cannotBePaidOnline();

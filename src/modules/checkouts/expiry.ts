@@ -6,7 +6,7 @@ import type { Loop } from '../../jobs/loops.js';
 import { ingestEvent } from '../payment-transactions/payment-transactions.schema.js';
 import { recordProviderReports } from '../payment-transactions/provider-reports.js';
 import { logError } from '../../log.js';
-import { adapterOf, isRemote } from '../../payments/providers.js';
+import { remoteAccount } from '../../payments/providers.js';
 import { PROVIDER_CHECKOUT_SELECT, lookup } from './reconcile.js';
 
 /** Checkouts a round expires: each is its own short transaction. */
@@ -37,7 +37,7 @@ export async function expireCheckouts(
     if (stopping()) break;
     const context = systemContext(prisma, checkout.workspace, settings, commits);
     const account = checkout.paymentLink.providerAccount;
-    if (checkout.providerObjectId && isRemote(adapterOf(settings.payments, account.provider))) {
+    if (checkout.providerObjectId && remoteAccount(settings.payments, account)) {
       // A real provider is asked first: it ends the payment there, or says it was paid (recorded paid, never canceled).
       try {
         const reports = await lookup(settings, account, checkout.providerObjectId, checkout.token, 'expire');

@@ -2,8 +2,8 @@ import { setTimeout } from 'node:timers/promises';
 import type { Context, Settings } from '../../graphql/context.js';
 import { logError } from '../../log.js';
 import { toMinor } from '../../payments/money.js';
-import { type NextAction, type RemoteAdapter, adapterOf, isRemote } from '../../payments/providers.js';
-import { accountSecrets, providerError } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
+import { type NextAction, type RemoteAdapter, remoteAccount } from '../../payments/providers.js';
+import { providerError } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
 
 /** What a checkout keeps of its payer and method for its provider (`metadata.checkout`). */
 export interface StoredPayer {
@@ -42,8 +42,8 @@ async function makeProviderCheckout(prisma: Context['db'], settings: Settings, t
     if (!checkout) return null;
     if (checkout.nextAction) return checkout.nextAction as unknown as NextAction;
     if (checkout.transaction.status !== 'pending') return null;
-    const adapter = adapterOf(settings.payments, checkout.paymentLink.providerAccount.provider);
-    if (!isRemote(adapter)) return null;
+    const remote = remoteAccount(settings.payments, checkout.paymentLink.providerAccount);
+    if (!remote) return null;
     const base = settings.payments.publicBaseUrl ?? origin;
     if (!base) return null;
     const claimedUntil = checkout.providerClaimUntil;
@@ -56,7 +56,7 @@ async function makeProviderCheckout(prisma: Context['db'], settings: Settings, t
     if (claim.count === 0) continue;
     let made: { objectId: string; nextAction: NextAction };
     try {
-      made = await adapter.startCheckout(accountSecrets({ settings }, checkout.paymentLink.providerAccount.sealedCredentials), providerCheckoutOf(checkout, base, settings), settings.payments.call);
+      made = await remote.adapter.startCheckout(remote.credentials(), providerCheckoutOf(checkout, base, settings), settings.payments.call);
     } catch (error) {
       await prisma.checkout.updateMany({ where: { id: checkout.id }, data: { providerClaimUntil: null } });
       throw providerError(error);

@@ -3,8 +3,7 @@ import type { Represent } from '../../events/representation.js';
 import { type CommitNotices, type Settings, systemContext } from '../../graphql/context.js';
 import type { Loop } from '../../jobs/loops.js';
 import { logError } from '../../log.js';
-import { type ProviderReport, adapterOf, isRemote } from '../../payments/providers.js';
-import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
+import { type ProviderReport, remoteAccount } from '../../payments/providers.js';
 import { recordProviderReports } from '../payment-transactions/provider-reports.js';
 import { ensureProviderCheckout } from './provider-checkout.js';
 
@@ -50,10 +49,10 @@ export async function reconcileCheckouts(prisma: Db, represent: Represent, setti
 
 /** What the provider says of a checkout's object: a lookup, or (at expiry) its end there. */
 export async function lookup(settings: Settings, account: { provider: string; sealedCredentials: string | null }, objectId: string, token: string, how: 'lookup' | 'expire'): Promise<ProviderReport[]> {
-  const adapter = adapterOf(settings.payments, account.provider);
-  if (!isRemote(adapter)) return [];
-  const secrets = accountSecrets({ settings }, account.sealedCredentials);
-  return how === 'lookup' ? adapter.lookup(secrets, objectId, token, settings.payments.call) : adapter.expire(secrets, objectId, token, settings.payments.call);
+  const remote = remoteAccount(settings.payments, account);
+  if (!remote) return [];
+  const secrets = remote.credentials();
+  return how === 'lookup' ? remote.adapter.lookup(secrets, objectId, token, settings.payments.call) : remote.adapter.expire(secrets, objectId, token, settings.payments.call);
 }
 
 /** Pending still: looked up again at `at`; settled: never again. */

@@ -7,8 +7,7 @@ import { ErrorCode, invalid, invalidField } from '../../graphql/errors.js';
 import { createAndUpdateInputs } from '../../graphql/inputs.js';
 import { listArgs, listInput, pagedRelation, pageType, paginate } from '../../graphql/pagination.js';
 import { deleteById, orNotFound } from '../../graphql/records.js';
-import { type AccountSecrets, ProviderDeclined, ProviderRefusedCredentials, ProviderUnreachable, adapterOf, isRemote } from '../../payments/providers.js';
-import { SecretsUnreadable } from '../../payments/secrets.js';
+import { type AccountSecrets, ProviderDeclined, ProviderRefusedCredentials, ProviderUnreachable, adapterOf, isRemote, openCredentials } from '../../payments/providers.js';
 import type { Prepare } from '../../events/mutations.js';
 import { parseInput } from '../../validation/parse.js';
 import { newWebhookSecret } from '../../webhooks/signing.js';
@@ -30,12 +29,6 @@ export function providerError(error: unknown, refusedField?: string): unknown {
 export function webhookUrlOf(ctx: Context, accountId: string): string | null {
   const base = ctx.settings.payments.publicBaseUrl ?? ctx.origin;
   return base ? `${base}/api/v1/provider-webhooks/${accountId}` : null;
-}
-
-/** An account's sealed secrets, opened; SecretsUnreadable when no configured key opens them (a database moved without its key). */
-export function accountSecrets(ctx: Pick<Context, 'settings'>, sealed: string | null): AccountSecrets {
-  if (!sealed) throw new SecretsUnreadable('the account has none');
-  return JSON.parse(ctx.settings.payments.secrets.open(sealed)) as AccountSecrets;
 }
 
 /** What a create or update worked out with the provider before writing (outside any transaction). */
@@ -83,7 +76,7 @@ const prepareUpdate: Prepare = async ({ id, input }, ctx) => {
   if (data.credentials === undefined && isRemote(adapterOf(ctx.settings.payments, provider))) throw invalidField('credentials', 'The credentials field is required.');
   let kept: AccountSecrets = {};
   try {
-    if (provider === account.provider && account.sealedCredentials) kept = accountSecrets(ctx, account.sealedCredentials);
+    if (provider === account.provider && account.sealedCredentials) kept = openCredentials(ctx.settings.payments, account.sealedCredentials);
   } catch {
     // Unreadable (the key is gone): the new credentials replace them whole.
   }

@@ -7,8 +7,7 @@ import type { Represent } from '../../events/representation.js';
 import type { Context } from '../../graphql/context.js';
 import { logError } from '../../log.js';
 import type { ProviderReport } from '../../payments/providers.js';
-import { adapterOf, isRemote } from '../../payments/providers.js';
-import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
+import { remoteAccount } from '../../payments/providers.js';
 import { ingestEvent } from './payment-transactions.schema.js';
 import { applyDispute, applyRefundReport } from '../refunds/refunds.schema.js';
 
@@ -157,10 +156,10 @@ async function laterCharge(ctx: Context, accountId: string, checkout: FoundCheck
 /** Makes the provider stop a plan after its charges (Stripe: `cancel_at`); a failure is logged and the next report of the plan tries again. */
 async function limitPlan(ctx: Context, accountId: string, plan: { planObjectId: string; charges: number }) {
   const account = await ctx.db.paymentProviderAccount.findUnique({ where: { id: accountId }, select: { provider: true, sealedCredentials: true } });
-  const adapter = account ? adapterOf(ctx.settings.payments, account.provider) : undefined;
-  if (!account || !isRemote(adapter) || !adapter.limitPlan) return;
+  const remote = account ? remoteAccount(ctx.settings.payments, account) : undefined;
+  if (!remote?.adapter.limitPlan) return;
   try {
-    await adapter.limitPlan(accountSecrets(ctx, account.sealedCredentials), plan.planObjectId, plan.charges, ctx.settings.payments.call);
+    await remote.adapter.limitPlan(remote.credentials(), plan.planObjectId, plan.charges, ctx.settings.payments.call);
   } catch (error) {
     logError(ctx.requestId, error, `ending plan ${plan.planObjectId} after ${plan.charges} charges`);
   }

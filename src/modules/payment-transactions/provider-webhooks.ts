@@ -4,8 +4,7 @@ import { type CommitNotices, type Settings, createContext } from '../../graphql/
 import type { RequestFacts } from '../../http/request-facts.js';
 import { errorBody, json, readBody } from '../../http/responses.js';
 import { logError } from '../../log.js';
-import { adapterOf, isRemote } from '../../payments/providers.js';
-import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
+import { remoteAccount } from '../../payments/providers.js';
 import { recordProviderReports } from './provider-reports.js';
 
 const BAD_SIGNATURE = 'Invalid webhook signature.';
@@ -32,11 +31,12 @@ export function createProviderWebhooks(database: Database, represent: Represent,
       where: { id: accountId },
       select: { id: true, provider: true, sealedCredentials: true, workspace: { select: { id: true, defaultCurrency: true } } },
     });
-    const adapter = account ? adapterOf(settings.payments, account.provider) : undefined;
-    if (!account || !isRemote(adapter)) return undefined;
+    const remote = account ? remoteAccount(settings.payments, account) : undefined;
+    if (!account || !remote) return undefined;
+    const { adapter } = remote;
     let secrets;
     try {
-      secrets = accountSecrets({ settings }, account.sealedCredentials);
+      secrets = remote.credentials();
     } catch (error) {
       logError(facts.requestId, error, `webhook for payment provider account ${account.id}`);
       return json(401, errorBody(BAD_SIGNATURE));

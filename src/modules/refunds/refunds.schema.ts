@@ -12,9 +12,8 @@ import { orNotFound } from '../../graphql/records.js';
 import { logError } from '../../log.js';
 import { reached } from '../../http/crash-points.js';
 import { type DecimalInput, exactDecimal, toMinor } from '../../payments/money.js';
-import { type ProviderReport, type RefundReason, ProviderDeclined, adapterOf, isRemote } from '../../payments/providers.js';
+import { type ProviderReport, type RefundReason, ProviderDeclined, remoteAccount } from '../../payments/providers.js';
 import { parseInput } from '../../validation/parse.js';
-import { accountSecrets } from '../payment-provider-accounts/payment-provider-accounts.schema.js';
 import { ingestEvent } from '../payment-transactions/payment-transactions.schema.js';
 import { REFUND_LIST, REFUND_REASONS, REFUND_STATUSES, RefundListArgs, RefundPaymentInput } from './refunds.input.js';
 
@@ -143,14 +142,14 @@ export async function sendRefund(ctx: Context, represent: Represent, refundId: s
   const claimed = await ctx.db.paymentRefund.updateMany({ where: { id: refundId, status: 'pending', attemptAt: refund.attemptAt }, data: { attemptAt: new Date(Date.now() + payments.reconcileMs) } });
   if (claimed.count === 0) return;
   reached('refund:before-provider');
-  const adapter = adapterOf(payments, refund.transaction.providerAccount.provider);
+  const remote = remoteAccount(payments, refund.transaction.providerAccount);
   let outcome: { status: 'pending' | 'succeeded' | 'failed' | 'canceled'; providerReference: string | null; failureReason?: string } | 'retry';
-  if (!isRemote(adapter)) outcome = { status: 'succeeded', providerReference: null };
+  if (!remote) outcome = { status: 'succeeded', providerReference: null };
   else if (!refund.transaction.chargeReference) outcome = { status: 'failed', providerReference: null, failureReason: 'The provider did not report the payment this refund is of.' };
   else {
     try {
-      outcome = await adapter.refund(
-        accountSecrets(ctx, refund.transaction.providerAccount.sealedCredentials),
+      outcome = await remote.adapter.refund(
+        remote.credentials(),
         { refundId, chargeReference: refund.transaction.chargeReference, currency: refund.currency, amount: toMinor(refund.amount, refund.currency), reason: refund.reason as RefundReason },
         payments.call,
       );

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, type TestApp, TEST_SECRETS_KEY, newClient, send, startApp } from './support/app.js';
 import { type AsaasFake, SAMPLE_CPF, startAsaasFake } from './support/fakes/asaas.js';
@@ -282,17 +283,21 @@ describe('checkouts through Asaas', () => {
 });
 
 describe('secrets at rest', () => {
-  it('keeps no credential in the embedded database file', async () => {
-    if (app.provider !== 'sqlite') return;
+  it('keeps no credential in the embedded database file, nor in a pg_dump of PostgreSQL', async () => {
     const api = await newClient(app);
     const key = `sk_test_${'k'.repeat(30)}`;
     stripe.addKey(key);
     expect((await stripeAccount(api, { secret_key: key, webhook_signing_secret: 'whsec_fileprobe1234567' })).status).toBe(201);
     const target = resolveDatabase(databaseUrl());
-    const file = readFileSync((target as { file: string }).file);
-    expect(file.includes(Buffer.from(key))).toBe(false);
-    expect(file.includes(Buffer.from('whsec_fileprobe1234567'))).toBe(false);
-    expect(TEST_SECRETS_KEY).toBeDefined();
+    // The whole database as an operator would copy it: the SQLite file, or PostgreSQL's dump (its sealed values included).
+    const file = (target as { file?: string }).file!;
+    const copy =
+      target.provider === 'sqlite'
+        ? Buffer.concat([readFileSync(file), ...(existsSync(`${file}-wal`) ? [readFileSync(`${file}-wal`)] : [])])
+        : execFileSync('pg_dump', ['--no-owner', databaseUrl()], { maxBuffer: 256 * 1024 * 1024 });
+    expect(copy.includes(Buffer.from(api.workspaceId))).toBe(true);
+    expect(copy.includes(Buffer.from(key))).toBe(false);
+    expect(copy.includes(Buffer.from('whsec_fileprobe1234567'))).toBe(false);
   });
 });
 

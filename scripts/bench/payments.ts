@@ -1,4 +1,7 @@
-// npm run bench:payments [-- --database <sqlite | postgresql admin URL>] [--checkouts <n>]
+// npm run bench:payments [-- --database <sqlite | postgresql admin URL>] [--checkouts <n>] [--workers <n>]
+//
+// --workers n: the compiled service as its own process (WEB_CONCURRENCY=n, as `npm start`
+// serves) instead of in this one; the provider's share of a checkout is then not measured.
 //
 // What real providers cost (issue 44), in one process beside the Stripe fake
 // (test/support/fakes/stripe.ts), on a fresh database:
@@ -25,9 +28,11 @@ import { composeService } from '../../src/service.js';
 import { startStripeFake, stripeSignatureHeader } from '../../test/support/fakes/stripe.js';
 import { scratchDatabase } from '../../test/support/scratch-database.js';
 import { percentile } from './load.js';
+import { buildService, startServer } from './processes.js';
 
-const { values } = parseArgs({ options: { database: { type: 'string', default: 'sqlite' }, checkouts: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { database: { type: 'string', default: 'sqlite' }, checkouts: { type: 'string', default: '1000' }, workers: { type: 'string', default: '0' } } });
 const CHECKOUTS = Number(values.checkouts);
+const WORKERS = Number(values.workers);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
 
 setLogLevel('warn');
@@ -36,13 +41,19 @@ const stripe = await startStripeFake();
 const target = resolveDatabase(scratch.url);
 await applyMigrations(target);
 const database = await openDatabase(target);
-const payments = createPayments({ ...loadConfig({}), SECRETS_KEY: randomBytes(32).toString('base64'), STRIPE_API_BASE: stripe.url });
+const SECRETS_KEY = randomBytes(32).toString('base64');
+const payments = createPayments({ ...loadConfig({}), SECRETS_KEY, STRIPE_API_BASE: stripe.url });
 let providerSeconds = 0;
 payments.observeCalls((_provider, _operation, _outcome, seconds) => {
   providerSeconds += seconds;
 });
 const service = composeService(database, undefined, undefined, payments);
-const server = await listen(service, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, PUBLIC_RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'warn' });
+const server = WORKERS > 0
+  ? await startServer('service', buildService(), {
+      DATABASE_URL: scratch.url, MIGRATE_ON_START: 'false', WEB_CONCURRENCY: String(WORKERS), RATE_LIMIT_PER_MINUTE: '0', PUBLIC_RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn', STRIPE_API_BASE: stripe.url, SECRETS_KEY,
+    })
+  : await listen(service, { HOST: '127.0.0.1', PORT: 0, RATE_LIMIT_PER_MINUTE: 0, PUBLIC_RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'warn' });
 const { key } = await createKey(database.prisma, 'payments-bench');
 const api = (method: string, path: string, body?: unknown) =>
   fetch(`${server.url}/api/v1${path}`, { method, headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
@@ -124,17 +135,20 @@ const settled = await database.prisma.checkout.count();
 const roundMs = await round();
 
 const ms = (values: number[], p: number) => percentile([...values].sort((a, b) => a - b), p).toFixed(1);
-console.log(`database: ${target.provider}; ${CHECKOUTS} checkouts, then their ${EVENTS} webhook deliveries (${IN_FLIGHT} in flight), one process beside the Stripe fake\n`);
+const where = WORKERS > 0 ? `the compiled service in its own process (WEB_CONCURRENCY=${WORKERS})` : 'one process beside the Stripe fake';
+console.log(`database: ${target.provider}; ${CHECKOUTS} checkouts, then their ${EVENTS} webhook deliveries (${IN_FLIGHT} in flight), ${where}\n`);
 console.log('| figure | p50 | p95 |');
 console.log('| --- | ---: | ---: |');
 console.log(`| checkout through Stripe, whole answer (ms) | ${ms(totals, 50)} | ${ms(totals, 95)} |`);
-console.log(`| of it, the provider round trip (ms) | ${ms(providerShares, 50)} | ${ms(providerShares, 95)} |`);
-console.log(`| of it, the service's own share (ms) | ${ms(own, 50)} | ${ms(own, 95)} |`);
+if (WORKERS === 0) {
+  console.log(`| of it, the provider round trip (ms) | ${ms(providerShares, 50)} | ${ms(providerShares, 95)} |`);
+  console.log(`| of it, the service's own share (ms) | ${ms(own, 50)} | ${ms(own, 95)} |`);
+}
 console.log(`| for scale: POST /contacts in the same process (ms) | ${ms(plain, 50)} | ${ms(plain, 95)} |`);
 console.log(`\nwebhook ingestion: ${(EVENTS / ingestSeconds).toFixed(0)} deliveries/s (each verified, recorded with its receipt, its transaction made paid)`);
 console.log(`reconciliation round with nothing due: ${roundEmptyMs.toFixed(2)} ms with no checkout, ${roundMs.toFixed(2)} ms beside ${settled} settled ones`);
 
-await server.close();
+await ('stop' in server ? server.stop() : server.close());
 await database.close();
 await stripe.close();
 await scratch.drop();

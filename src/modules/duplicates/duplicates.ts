@@ -14,7 +14,7 @@ export type DuplicatePage = CursorPage<DuplicateGroup>;
 
 export type DuplicateType = 'contacts' | 'companies';
 
-/** Rows read per statement: the workspace's records are walked by id, a batch at a time. */
+/** Rows read per statement where the contacts are walked by id (their phones), a batch at a time. */
 const BATCH = 5_000;
 
 /** Two phones are one when their digits are the same, or one's end with the other's of at least 8 digits (a country or area code left out). */
@@ -24,11 +24,10 @@ const samePhone = (a: string, b: string) => {
 };
 
 /**
- * Records grouped by normalized keys, in one pass over the workspace's records (each
- * compared only with those sharing a key): the cost grows with the number of records,
- * never with its square. A bucket's members are joined when the rule holds between them
- * (union-find), so a phone without its country code joins both the full number and
- * another short form.
+ * Records grouped by normalized keys, each compared only with those sharing its key: the
+ * cost grows with the number of records, never with its square. A bucket's members are
+ * joined when the rule holds between them (union-find), so a phone without its country
+ * code joins both the full number and another short form.
  */
 class Buckets {
   readonly #buckets = new Map<string, { id: string; value: string; extra: Set<string> }[]>();
@@ -36,11 +35,6 @@ class Buckets {
     if (!key) return;
     const list = this.#buckets.get(key) ?? this.#buckets.set(key, []).get(key)!;
     list.push({ id: member.id, value: member.value, extra: new Set(member.extra ?? []) });
-  }
-
-  /** The ids of records that share a key with another: the only ones a rule compares. */
-  shared(): string[] {
-    return [...this.#buckets.values()].filter((members) => members.length > 1).flatMap((members) => members.map((m) => m.id));
   }
 
   /** Adds to the `extra` of a record's entries (what the rule compares beside the value). */

@@ -6,8 +6,7 @@ import { writeWithEvents } from '../../events/outbox.js';
 import type { Represent } from '../../events/representation.js';
 import type { Context } from '../../graphql/context.js';
 import { logError } from '../../log.js';
-import type { ProviderReport } from '../../payments/providers.js';
-import { remoteAccount } from '../../payments/providers.js';
+import { type ProviderReport, remoteAccount } from '../../payments/providers.js';
 import { ingestEvent } from './payment-transactions.schema.js';
 import { applyDispute, applyRefundReport } from '../refunds/refunds.schema.js';
 

@@ -330,6 +330,21 @@ describe('Stripe: refunds', () => {
     expect(await transaction(shop, second.id)).toMatchObject({ status: 'paid', amount_refunded: 10 });
   });
 
+  it('records a paid invoice whose payment Stripe declines to show (404) with 200: asking again would not help', async () => {
+    const shop = await stripeShop();
+    const { session, checkoutId } = await checkout(shop, { installments: 3 });
+    await stripe.pay(session.id);
+    const subscription = stripe.sessions.get(session.id)!.subscription as string;
+    await withWebhooks('hold', () => stripe.chargeNextInvoice(subscription));
+    const held = stripe.events.filter((e) => e.type === 'invoice.paid').at(-1)!;
+    const first = stripe.events.find((e) => e.type === 'invoice.paid' && e.data.object.parent.subscription_details.subscription === subscription)!;
+    stripe.failNext({ method: 'GET', path: `/v1/invoices/${held.data.object.id}` }, { status: 404 }, stripe.deliveries.filter((d) => d.eventId === first.id).length);
+    await stripe.deliverHeld();
+    expect(stripe.deliveries.filter((d) => d.eventId === held.id && d.url === shop.account.webhook_url).map((d) => d.status)).toEqual([200]);
+    const second = (await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}&sort=created_at`)).body.data[1];
+    expect([second.status, second.amount]).toEqual(['paid', 33.33]);
+  });
+
   it('never refunds more than was paid under concurrent requests', async () => {
     const shop = await stripeShop();
     const { transactionId } = await paid(shop);

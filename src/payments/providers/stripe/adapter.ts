@@ -116,7 +116,18 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
   const invoicePayment = (invoice: Stripe.Invoice | string | null | undefined): string | undefined =>
     typeof invoice === 'object' && invoice !== null ? idOf(invoice.payments?.data?.[0]?.payment?.payment_intent as never) : undefined;
 
-  const sessionReports = (session: Stripe.Checkout.Session, eventId: string, occurredAt: Date, type: string, status: PaymentStatus): ProviderReport[] => [
+  /** An invoice with its payments (`expand[]=payments`); undefined when Stripe declines (no such invoice): asking again would not help. */
+  const invoiceWithPayments = async (credentials: AccountSecrets, call: ProviderCallOptions, id: string): Promise<Stripe.Invoice | undefined> => {
+    try {
+      return await run(credentials, call, 'lookup_invoice', (stripe) => stripe.invoices.retrieve(id, { expand: ['payments'] }));
+    } catch (error) {
+      if (error instanceof ProviderDeclined) return undefined;
+      throw error;
+    }
+  };
+
+  /** `invoice`: the session's first invoice with its payments, when a lookup asked for it (a plan's session names no payment intent). */
+  const sessionReports = (session: Stripe.Checkout.Session, eventId: string, occurredAt: Date, type: string, status: PaymentStatus, invoice?: Stripe.Invoice): ProviderReport[] => [
     {
       kind: 'payment',
       eventId,
@@ -126,8 +137,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
       objectId: session.id,
       type,
       status,
-      // A plan's session names no payment intent: its first invoice's (expanded by a lookup) is the charge.
-      chargeReference: idOf(session.payment_intent as never) ?? invoicePayment(session.invoice),
+      chargeReference: idOf(session.payment_intent as never) ?? invoicePayment(invoice),
       amount: session.amount_total == null || !session.currency ? undefined : fromStripeAmount(session.amount_total, session.currency),
       planObjectId: idOf(session.subscription as never),
     } as ProviderReport,
@@ -263,9 +273,13 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     },
 
     async lookup(credentials, objectId, _checkoutId, call) {
-      const session = await run(credentials, call, 'lookup_checkout', (stripe) => stripe.checkout.sessions.retrieve(objectId, { expand: ['invoice.payments'] }));
+      const session = await run(credentials, call, 'lookup_checkout', (stripe) => stripe.checkout.sessions.retrieve(objectId));
       const at = new Date();
-      if (session.status === 'complete') return sessionReports(session, `lookup:${session.id}:${session.payment_status}`, at, 'checkout.session.completed', completedStatus(session));
+      if (session.status === 'complete') {
+        // A plan's charge is its first invoice's payment, which only the invoice names.
+        const invoice = session.mode === 'subscription' && typeof session.invoice === 'string' ? await invoiceWithPayments(credentials, call, session.invoice) : undefined;
+        return sessionReports(session, `lookup:${session.id}:${session.payment_status}`, at, 'checkout.session.completed', completedStatus(session), invoice);
+      }
       if (session.status === 'expired') return sessionReports(session, `lookup:${session.id}:expired`, at, 'checkout.session.expired', 'canceled');
       return [];
     },
@@ -329,7 +343,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
       for (const report of reports) {
         // Only money taken has a payment to name (a failed invoice has none to refund).
         if ((report.kind === 'first-charge' || (report.kind === 'charge' && report.status === 'paid')) && !report.chargeReference) {
-          const invoice = await run(credentials, call, 'lookup_invoice', (stripe) => stripe.invoices.retrieve(report.chargeId, { expand: ['payments'] }));
+          const invoice = await invoiceWithPayments(credentials, call, report.chargeId);
           completed.push({ ...report, chargeReference: invoicePayment(invoice) });
         } else completed.push(report);
       }

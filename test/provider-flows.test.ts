@@ -305,18 +305,27 @@ describe('Stripe: refunds', () => {
     expect(made.map((r) => stripe.paymentIntents.get(r.payment_intent)?.amount)).toEqual([3334, 3333]);
   });
 
-  it("asks Stripe for an invoice's payment, answering 503 while it cannot (nothing recorded) and taking the next delivery whole; a dashboard refund of a later charge is its own", async () => {
+  /**
+   * A paid 3-installment plan whose second invoice's delivery finds Stripe answering `status` to the
+   * service's lookup of that invoice: the delivery's event, and the statuses our endpoint answered it with.
+   */
+  async function secondInvoiceUnread(status: number) {
     const shop = await stripeShop();
     const { session, checkoutId } = await checkout(shop, { installments: 3 });
     await stripe.pay(session.id);
     const subscription = stripe.sessions.get(session.id)!.subscription as string;
     await withWebhooks('hold', () => stripe.chargeNextInvoice(subscription));
     const held = stripe.events.filter((e) => e.type === 'invoice.paid').at(-1)!;
-    // Every account of this file's fake hears every event: Stripe cannot say what the invoice's payment was to any of them.
+    // Every account of this file's fake hears every event: Stripe answers `status` to each of them.
     const first = stripe.events.find((e) => e.type === 'invoice.paid' && e.data.object.parent.subscription_details.subscription === subscription)!;
-    stripe.failNext({ method: 'GET', path: `/v1/invoices/${held.data.object.id}` }, { status: 500 }, stripe.deliveries.filter((d) => d.eventId === first.id).length);
+    stripe.failNext({ method: 'GET', path: `/v1/invoices/${held.data.object.id}` }, { status }, stripe.deliveries.filter((d) => d.eventId === first.id).length);
     await stripe.deliverHeld();
     const answers = () => stripe.deliveries.filter((d) => d.eventId === held.id && d.url === shop.account.webhook_url).map((d) => d.status);
+    return { shop, checkoutId, held, answers };
+  }
+
+  it("asks Stripe for an invoice's payment, answering 503 while it cannot (nothing recorded) and taking the next delivery whole; a dashboard refund of a later charge is its own", async () => {
+    const { shop, checkoutId, held, answers } = await secondInvoiceUnread(500);
     expect(answers()).toEqual([503]);
     expect((await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}`)).body.total).toBe(1);
     await stripe.resend(held.id);
@@ -331,16 +340,8 @@ describe('Stripe: refunds', () => {
   });
 
   it('records a paid invoice whose payment Stripe declines to show (404) with 200: asking again would not help', async () => {
-    const shop = await stripeShop();
-    const { session, checkoutId } = await checkout(shop, { installments: 3 });
-    await stripe.pay(session.id);
-    const subscription = stripe.sessions.get(session.id)!.subscription as string;
-    await withWebhooks('hold', () => stripe.chargeNextInvoice(subscription));
-    const held = stripe.events.filter((e) => e.type === 'invoice.paid').at(-1)!;
-    const first = stripe.events.find((e) => e.type === 'invoice.paid' && e.data.object.parent.subscription_details.subscription === subscription)!;
-    stripe.failNext({ method: 'GET', path: `/v1/invoices/${held.data.object.id}` }, { status: 404 }, stripe.deliveries.filter((d) => d.eventId === first.id).length);
-    await stripe.deliverHeld();
-    expect(stripe.deliveries.filter((d) => d.eventId === held.id && d.url === shop.account.webhook_url).map((d) => d.status)).toEqual([200]);
+    const { shop, checkoutId, answers } = await secondInvoiceUnread(404);
+    expect(answers()).toEqual([200]);
     const second = (await shop.api.get(`/payment-transactions?checkout_id=${checkoutId}&sort=created_at`)).body.data[1];
     expect([second.status, second.amount]).toEqual(['paid', 33.33]);
   });

@@ -113,8 +113,7 @@ export function stripeAdapter(options: { apiBase?: string }): RemoteAdapter {
     });
 
   /** The payment an invoice was paid by, when it is expanded (`expand[]=payments`): events carry invoices without it. */
-  const invoicePayment = (invoice: Stripe.Invoice | string | null | undefined): string | undefined =>
-    typeof invoice === 'object' && invoice !== null ? idOf(invoice.payments?.data?.[0]?.payment?.payment_intent as never) : undefined;
+  const invoicePayment = (invoice: Stripe.Invoice | undefined): string | undefined => idOf(invoice?.payments?.data?.[0]?.payment?.payment_intent as never);
 
   /** An invoice with its payments (`expand[]=payments`); undefined when Stripe declines (no such invoice): asking again would not help. */
   const invoiceWithPayments = async (credentials: AccountSecrets, call: ProviderCallOptions, id: string): Promise<Stripe.Invoice | undefined> => {
